@@ -1,0 +1,168 @@
+//! `kzsim`: runs scenarios headless.
+//!
+//! ```text
+//! kzsim run FILE.kzs [--dump-state OUT.json] [--trace OUT.jsonl] [--quiet]
+//! kzsim check FILE.kzs
+//! ```
+//! Exit 0: every `expect` held. 1: an `expect` failed. 2: the script is
+//! malformed or asks for something impossible.
+
+use kzsim::runner::{dump, validate, Limits, RunError, Runner};
+use kzsim::scenario::{self, ScenarioError};
+use kzsim::trace::Trace;
+use std::io::Write;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+const USAGE: &str = "usage:
+  kzsim run FILE.kzs [--dump-state OUT.json] [--trace OUT.jsonl] [--quiet]
+  kzsim check FILE.kzs";
+
+struct RunArgs {
+    file: String,
+    dump_state: Option<String>,
+    trace: Option<String>,
+    quiet: bool,
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match args.first().map(String::as_str) {
+        Some("run") => match parse_run_args(&args[1..]) {
+            Ok(a) => run(a),
+            Err(e) => usage_error(&e),
+        },
+        Some("check") if args.len() == 2 => check(&args[1]),
+        Some("--help") | Some("-h") | Some("help") => {
+            println!("{USAGE}");
+            ExitCode::SUCCESS
+        }
+        _ => usage_error("expected a command"),
+    }
+}
+
+fn usage_error(msg: &str) -> ExitCode {
+    eprintln!("kzsim: {msg}\n{USAGE}");
+    ExitCode::from(2)
+}
+
+fn parse_run_args(args: &[String]) -> Result<RunArgs, String> {
+    let mut a = RunArgs { file: String::new(), dump_state: None, trace: None, quiet: false };
+    let mut it = args.iter();
+    while let Some(arg) = it.next() {
+        match arg.as_str() {
+            "--dump-state" => a.dump_state = Some(it.next().ok_or("--dump-state needs a file name")?.clone()),
+            "--trace" => a.trace = Some(it.next().ok_or("--trace needs a file name")?.clone()),
+            "--quiet" => a.quiet = true,
+            s if s.starts_with("--") => return Err(format!("unknown option {s}")),
+            s if a.file.is_empty() => a.file = s.to_string(),
+            s => return Err(format!("unexpected argument {s}")),
+        }
+    }
+    if a.file.is_empty() {
+        return Err("run needs a scenario file".into());
+    }
+    Ok(a)
+}
+
+/// Reads the scenario as UTF-8 text, locating the first invalid byte.
+fn read_scenario(file: &str) -> Result<String, String> {
+    let bytes = std::fs::read(file).map_err(|e| format!("{file}:1:1: error: cannot read the scenario: {e}"))?;
+    String::from_utf8(bytes).map_err(|e| {
+        let at = e.utf8_error().valid_up_to();
+        let before = &e.as_bytes()[..at];
+        let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+        let col = at - before.iter().rposition(|&b| b == b'\n').map(|p| p + 1).unwrap_or(0) + 1;
+        format!("{file}:{line}:{col}: error: the scenario is not UTF-8 text (invalid byte 0x{:02x})", e.as_bytes()[at])
+    })
+}
+
+fn parse_and_validate(file: &str) -> Result<scenario::Script, String> {
+    let text = read_scenario(file)?;
+    let script = scenario::parse(&text).map_err(|e: ScenarioError| e.render(file))?;
+    validate(&script).map_err(|e| e.render(file))?;
+    Ok(script)
+}
+
+fn check(file: &str) -> ExitCode {
+    match parse_and_validate(file) {
+        Ok(script) => {
+            println!("{file}: ok ({} commands)", script.lines.len());
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("{e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run(a: RunArgs) -> ExitCode {
+    let script = match parse_and_validate(&a.file) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("{e}");
+            return ExitCode::from(2);
+        }
+    };
+    let mut runner = Runner::new(Arc::new(script), Limits::default());
+    let mut trace = Trace::default();
+    let mut printed = 0;
+    let result = loop {
+        match runner.step(&mut trace) {
+            Ok(kzsim::runner::StepOutcome::Stepped) => {
+                if !a.quiet {
+                    for e in &trace.entries()[printed..] {
+                        println!(
+                            "#{:<5} {:>10}  {:<28} {}  [{}]",
+                            e.step,
+                            kzsim::sim::Millis(e.time_ms).to_string(),
+                            e.actor,
+                            e.summary,
+                            e.source
+                        );
+                    }
+                }
+                printed = trace.len();
+            }
+            Ok(kzsim::runner::StepOutcome::Finished) => break Ok(()),
+            Err(e) => break Err(e),
+        }
+    };
+    if let Err(e) = write_outputs(&a, &runner, &trace) {
+        eprintln!("kzsim: {e}");
+        return ExitCode::from(2);
+    }
+    if let Err(e) = result {
+        eprintln!("{}", RunError::render(&e, &a.file));
+        return ExitCode::from(2);
+    }
+    let failed: Vec<_> = runner.expectations().iter().filter(|x| !x.passed).collect();
+    for f in &failed {
+        eprintln!("{}:{}: expect failed: {} (actual: {})", a.file, f.line, f.text, f.actual);
+    }
+    if !a.quiet {
+        let total = runner.expectations().len();
+        println!("{} steps, virtual time {}, {}/{} expectations held", runner.steps(), runner.sim().now(), total - failed.len(), total);
+    }
+    if failed.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
+}
+
+fn write_outputs(a: &RunArgs, runner: &Runner, trace: &Trace) -> Result<(), String> {
+    if let Some(path) = &a.trace {
+        let f = std::fs::File::create(path).map_err(|e| format!("cannot write {path}: {e}"))?;
+        let mut w = std::io::BufWriter::new(f);
+        for e in trace.entries() {
+            writeln!(w, "{}", e.to_json_line()).map_err(|e| format!("cannot write {path}: {e}"))?;
+        }
+        w.flush().map_err(|e| format!("cannot write {path}: {e}"))?;
+    }
+    if let Some(path) = &a.dump_state {
+        std::fs::write(path, dump::dump_json(runner.sim())).map_err(|e| format!("cannot write {path}: {e}"))?;
+    }
+    Ok(())
+}

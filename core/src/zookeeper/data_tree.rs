@@ -1,0 +1,276 @@
+//! The znode tree (`org.apache.zookeeper.server.DataTree`): nodes, their stats,
+//! and the ephemerals each session owns. It knows nothing of sessions' liveness
+//! or of watches: it reports what changed and the server turns that into
+//! watch events.
+
+use super::error::KeeperError;
+use super::path;
+use super::stat::{SessionId, Stat, Zxid};
+use std::collections::{BTreeMap, BTreeSet};
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ZNode {
+    pub data: Vec<u8>,
+    pub stat: Stat,
+    pub children: BTreeSet<String>,
+    /// Successful child creations ever: the next sequential suffix. The real
+    /// server's `cversion` also counts deletions, but suffixes do not (measured
+    /// on ZooKeeper 3.8.0: create /p/a, delete it, create /p/s- → s-0000000001).
+    pub child_creations: i64,
+}
+
+impl ZNode {
+    fn new(data: Vec<u8>, stat: Stat) -> ZNode {
+        ZNode { data, stat, children: BTreeSet::new(), child_creations: 0 }
+    }
+
+    pub fn is_ephemeral(&self) -> bool {
+        self.stat.ephemeral_owner != 0
+    }
+}
+
+/// What a write did to the tree, in order; the server derives watch events.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Change {
+    Created(String),
+    Deleted(String),
+    DataChanged(String),
+}
+
+/// How to take back one applied write of a `multi` that later failed.
+#[derive(Clone, Debug)]
+pub enum Undo {
+    Created { path: String, parent_stat: Stat, parent_creations: i64 },
+    Deleted { path: String, node: ZNode, parent_stat: Stat },
+    DataSet { path: String, data: Vec<u8>, stat: Stat },
+}
+
+/// Where a write happens: the transaction's zxid and time, and where the
+/// changes and undo records go.
+pub struct Txn<'a> {
+    pub zxid: Zxid,
+    pub now: i64,
+    pub changes: &'a mut Vec<Change>,
+    pub undo: &'a mut Vec<Undo>,
+}
+
+/// How a create should name and own the new node.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CreateMode {
+    pub ephemeral: bool,
+    pub sequential: bool,
+}
+
+pub const SYSTEM_NODES: [&str; 3] = ["/zookeeper", "/zookeeper/config", "/zookeeper/quota"];
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DataTree {
+    nodes: BTreeMap<String, ZNode>,
+    ephemerals: BTreeMap<SessionId, BTreeSet<String>>,
+}
+
+impl Default for DataTree {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl DataTree {
+    /// A fresh tree as a new standalone server has it: `/`, `/zookeeper`,
+    /// `/zookeeper/config` and `/zookeeper/quota`, with the odd initial
+    /// counters the real server reports (root cversion -1, `/zookeeper` -2,
+    /// `/zookeeper/config` aversion -1).
+    pub fn new() -> DataTree {
+        let mut nodes = BTreeMap::new();
+        let mut root = ZNode::new(Vec::new(), Stat { cversion: -1, ..Stat::default() });
+        root.children.insert("zookeeper".into());
+        let mut zk = ZNode::new(Vec::new(), Stat { cversion: -2, ..Stat::default() });
+        zk.children.insert("config".into());
+        zk.children.insert("quota".into());
+        nodes.insert("/".to_string(), root);
+        nodes.insert("/zookeeper".to_string(), zk);
+        nodes.insert("/zookeeper/config".to_string(), ZNode::new(Vec::new(), Stat { aversion: -1, ..Stat::default() }));
+        nodes.insert("/zookeeper/quota".to_string(), ZNode::new(Vec::new(), Stat::default()));
+        let mut tree = DataTree { nodes, ephemerals: BTreeMap::new() };
+        for p in ["/", "/zookeeper"] {
+            tree.refresh_counts(p);
+        }
+        tree
+    }
+
+    pub fn get(&self, path: &str) -> Option<&ZNode> {
+        self.nodes.get(path)
+    }
+
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.nodes.is_empty()
+    }
+
+    /// Every node, in path order.
+    pub fn iter(&self) -> impl Iterator<Item = (&String, &ZNode)> {
+        self.nodes.iter()
+    }
+
+    /// The ephemeral paths a session owns, in path order.
+    pub fn ephemerals_of(&self, session: SessionId) -> Vec<String> {
+        self.ephemerals.get(&session).map(|s| s.iter().cloned().collect()).unwrap_or_default()
+    }
+
+    fn refresh_counts(&mut self, path: &str) {
+        if let Some(n) = self.nodes.get_mut(path) {
+            n.stat.num_children = n.children.len() as i32;
+            n.stat.data_length = n.data.len() as i32;
+        }
+    }
+
+    fn check_version(node: &ZNode, version: i32) -> Result<(), KeeperError> {
+        if version == -1 || version == node.stat.version {
+            Ok(())
+        } else {
+            Err(KeeperError::BadVersion)
+        }
+    }
+
+    /// `create`, in PrepRequestProcessor's order of checks: parent exists,
+    /// node does not exist, parent is not ephemeral. Returns the created path
+    /// (with its sequential suffix).
+    pub fn create(&mut self, path: &str, data: Vec<u8>, mode: CreateMode, owner: SessionId, txn: &mut Txn) -> Result<String, KeeperError> {
+        if path == "/" {
+            return Err(KeeperError::NodeExists);
+        }
+        let parent_path = path::parent(path).to_string();
+        let parent = self.nodes.get(&parent_path).ok_or(KeeperError::NoNode)?;
+        let full = if mode.sequential { format!("{path}{:010}", parent.child_creations) } else { path.to_string() };
+        if self.nodes.contains_key(&full) {
+            return Err(KeeperError::NodeExists);
+        }
+        if parent.is_ephemeral() {
+            return Err(KeeperError::NoChildrenForEphemerals);
+        }
+        let owner = if mode.ephemeral { owner } else { 0 };
+        let stat = Stat {
+            czxid: txn.zxid,
+            mzxid: txn.zxid,
+            pzxid: txn.zxid,
+            ctime: txn.now,
+            mtime: txn.now,
+            ephemeral_owner: owner,
+            data_length: data.len() as i32,
+            ..Stat::default()
+        };
+        let parent = self.nodes.get_mut(&parent_path).expect("parent checked above");
+        txn.undo.push(Undo::Created { path: full.clone(), parent_stat: parent.stat, parent_creations: parent.child_creations });
+        parent.children.insert(path::name(&full).to_string());
+        parent.child_creations += 1;
+        parent.stat.cversion += 1;
+        parent.stat.pzxid = txn.zxid;
+        parent.stat.num_children = parent.children.len() as i32;
+        self.nodes.insert(full.clone(), ZNode::new(data, stat));
+        if owner != 0 {
+            self.ephemerals.entry(owner).or_default().insert(full.clone());
+        }
+        txn.changes.push(Change::Created(full.clone()));
+        Ok(full)
+    }
+
+    /// `delete`: node exists, version matches, no children.
+    pub fn delete(&mut self, path: &str, version: i32, txn: &mut Txn) -> Result<(), KeeperError> {
+        if path == "/" || SYSTEM_NODES.contains(&path) {
+            return Err(KeeperError::BadArguments);
+        }
+        let parent_path = path::parent(path).to_string();
+        if !self.nodes.contains_key(&parent_path) {
+            return Err(KeeperError::NoNode);
+        }
+        let node = self.nodes.get(path).ok_or(KeeperError::NoNode)?;
+        Self::check_version(node, version)?;
+        if !node.children.is_empty() {
+            return Err(KeeperError::NotEmpty);
+        }
+        let node = self.nodes.remove(path).expect("checked above");
+        if node.is_ephemeral() {
+            if let Some(set) = self.ephemerals.get_mut(&node.stat.ephemeral_owner) {
+                set.remove(path);
+                if set.is_empty() {
+                    self.ephemerals.remove(&node.stat.ephemeral_owner);
+                }
+            }
+        }
+        let parent = self.nodes.get_mut(&parent_path).expect("checked above");
+        txn.undo.push(Undo::Deleted { path: path.to_string(), node, parent_stat: parent.stat });
+        parent.children.remove(path::name(path));
+        parent.stat.cversion += 1;
+        parent.stat.pzxid = txn.zxid;
+        parent.stat.num_children = parent.children.len() as i32;
+        txn.changes.push(Change::Deleted(path.to_string()));
+        Ok(())
+    }
+
+    /// `setData`: node exists, version matches; version + 1.
+    pub fn set_data(&mut self, path: &str, data: Vec<u8>, version: i32, txn: &mut Txn) -> Result<Stat, KeeperError> {
+        if path == "/zookeeper/config" {
+            return Err(KeeperError::NoAuth);
+        }
+        let node = self.nodes.get_mut(path).ok_or(KeeperError::NoNode)?;
+        Self::check_version(node, version)?;
+        txn.undo.push(Undo::DataSet { path: path.to_string(), data: std::mem::take(&mut node.data), stat: node.stat });
+        node.stat.data_length = data.len() as i32;
+        node.data = data;
+        node.stat.version += 1;
+        node.stat.mzxid = txn.zxid;
+        node.stat.mtime = txn.now;
+        txn.changes.push(Change::DataChanged(path.to_string()));
+        Ok(node.stat)
+    }
+
+    /// `check` (multi only): node exists and version matches.
+    pub fn check(&self, path: &str, version: i32) -> Result<(), KeeperError> {
+        let node = self.nodes.get(path).ok_or(KeeperError::NoNode)?;
+        Self::check_version(node, version)
+    }
+
+    /// Takes back applied writes, newest first (a failed `multi`).
+    pub fn rollback(&mut self, undo: Vec<Undo>) {
+        for u in undo.into_iter().rev() {
+            match u {
+                Undo::Created { path, parent_stat, parent_creations } => {
+                    if let Some(node) = self.nodes.remove(&path) {
+                        if node.is_ephemeral() {
+                            if let Some(set) = self.ephemerals.get_mut(&node.stat.ephemeral_owner) {
+                                set.remove(&path);
+                                if set.is_empty() {
+                                    self.ephemerals.remove(&node.stat.ephemeral_owner);
+                                }
+                            }
+                        }
+                    }
+                    if let Some(parent) = self.nodes.get_mut(path::parent(&path)) {
+                        parent.children.remove(path::name(&path));
+                        parent.stat = parent_stat;
+                        parent.child_creations = parent_creations;
+                    }
+                }
+                Undo::Deleted { path, node, parent_stat } => {
+                    if node.is_ephemeral() {
+                        self.ephemerals.entry(node.stat.ephemeral_owner).or_default().insert(path.clone());
+                    }
+                    if let Some(parent) = self.nodes.get_mut(path::parent(&path)) {
+                        parent.children.insert(path::name(&path).to_string());
+                        parent.stat = parent_stat;
+                    }
+                    self.nodes.insert(path, node);
+                }
+                Undo::DataSet { path, data, stat } => {
+                    if let Some(node) = self.nodes.get_mut(&path) {
+                        node.data = data;
+                        node.stat = stat;
+                    }
+                }
+            }
+        }
+    }
+}

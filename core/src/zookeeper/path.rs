@@ -1,0 +1,86 @@
+//! Znode path rules (`org.apache.zookeeper.common.PathUtils.validatePath`).
+
+/// Why a path is not a valid znode path, in words a learner can act on.
+pub fn validate_path(path: &str, sequential: bool) -> Result<(), String> {
+    // A sequential create may end in '/': the server appends the counter.
+    let checked = if sequential { format!("{path}1") } else { path.to_string() };
+    let path = checked.as_str();
+    if path.is_empty() {
+        return Err("a path cannot be empty".into());
+    }
+    if !path.starts_with('/') {
+        return Err(format!("path '{path}' must start with '/'"));
+    }
+    if path.len() == 1 {
+        return Ok(());
+    }
+    if path.ends_with('/') {
+        return Err(format!("path '{path}' must not end with '/'"));
+    }
+    for segment in path[1..].split('/') {
+        if segment.is_empty() {
+            return Err(format!("path '{path}' has an empty segment ('//')"));
+        }
+        if segment == "." || segment == ".." {
+            return Err(format!("path '{path}' has a relative segment '{segment}'"));
+        }
+    }
+    if let Some(c) = path.chars().find(|&c| forbidden_char(c)) {
+        return Err(format!("path '{}' has the invalid character U+{:04X}", path.escape_debug(), c as u32));
+    }
+    Ok(())
+}
+
+fn forbidden_char(c: char) -> bool {
+    matches!(c as u32, 0x0000..=0x001F | 0x007F..=0x009F | 0xD800..=0xF8FF | 0xFFF0..=0xFFFF)
+}
+
+/// The parent of a valid non-root path (`/a/b` → `/a`, `/a` → `/`).
+pub fn parent(path: &str) -> &str {
+    match path.rfind('/') {
+        Some(0) | None => "/",
+        Some(i) => &path[..i],
+    }
+}
+
+/// The last segment of a valid non-root path (`/a/b` → `b`).
+pub fn name(path: &str) -> &str {
+    path.rsplit('/').next().unwrap_or("")
+}
+
+/// `/` + `child` → `/child`; `/a` + `child` → `/a/child`.
+pub fn join(parent: &str, child: &str) -> String {
+    if parent == "/" {
+        format!("/{child}")
+    } else {
+        format!("{parent}/{child}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn zookeeper_path_rules() {
+        assert!(validate_path("/", false).is_ok());
+        assert!(validate_path("/a/b-c.d_e", false).is_ok());
+        assert!(validate_path("a", false).is_err());
+        assert!(validate_path("/a/", false).is_err());
+        assert!(validate_path("/a/", true).is_ok());
+        assert!(validate_path("/a//b", false).is_err());
+        assert!(validate_path("/a/./b", false).is_err());
+        assert!(validate_path("/a/..", false).is_err());
+        assert!(validate_path("/a\u{1}b", false).is_err());
+        assert!(validate_path("", false).is_err());
+    }
+
+    #[test]
+    fn parents_and_names() {
+        assert_eq!(parent("/a"), "/");
+        assert_eq!(parent("/a/b/c"), "/a/b");
+        assert_eq!(name("/a/b/c"), "c");
+        assert_eq!(join("/", "x"), "/x");
+        assert_eq!(join("/a", "x"), "/a/x");
+    }
+}
