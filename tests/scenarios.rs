@@ -1,0 +1,55 @@
+//! Every scenario file is a specification: each `expect` line must hold.
+//! Runs `tests/scenarios/**/*.kzs` and the built-in `static/scenarios/*.kzs`.
+
+use kzsim::runner::{run_text, Limits};
+use std::path::{Path, PathBuf};
+
+fn scenario_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    let mut entries: Vec<_> = entries.flatten().map(|e| e.path()).collect();
+    entries.sort();
+    for p in entries {
+        if p.is_dir() {
+            scenario_files(&p, out);
+        } else if p.extension().and_then(|e| e.to_str()) == Some("kzs") {
+            out.push(p);
+        }
+    }
+}
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn run_all(dir: &str) -> usize {
+    let mut files = Vec::new();
+    scenario_files(&root().join(dir), &mut files);
+    let mut failures = Vec::new();
+    for f in &files {
+        let name = f.strip_prefix(root()).unwrap_or(f).display().to_string();
+        let text = std::fs::read_to_string(f).unwrap_or_else(|e| panic!("{name}: {e}"));
+        match run_text(&text, Limits::default()) {
+            Err(e) => failures.push(e.render(&name)),
+            Ok((runner, _)) => {
+                for x in runner.expectations().iter().filter(|x| !x.passed) {
+                    failures.push(format!("{name}:{}: expect failed: {} (actual: {})", x.line, x.text, x.actual));
+                }
+                if runner.expectations().is_empty() {
+                    failures.push(format!("{name}: a scenario test must expect something"));
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    files.len()
+}
+
+#[test]
+fn specification_scenarios_hold() {
+    assert!(run_all("tests/scenarios") >= 4);
+}
+
+#[test]
+fn built_in_scenarios_hold() {
+    assert!(run_all("static/scenarios") >= 1);
+}
