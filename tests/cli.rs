@@ -61,10 +61,14 @@ fn exit_2_locates_malformed_scripts() {
         assert_eq!(o.status.code(), Some(2));
         assert!(stderr(&o).starts_with(&format!("{}:2:13: error: invalid znode path", f.display())), "{}", stderr(&o));
     }
-    let f = temp("kafka.kzs", b"cluster brokers=3\nstart all\n");
+    let f = temp("kafka.kzs", b"cluster brokers=3\nstart all\nkill broker 7\n");
     let o = kzsim(&["run", f.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains(":1:1: error: not implemented yet"), "{}", stderr(&o));
+    assert!(stderr(&o).contains(":3:1: error: there is no broker 7"), "{}", stderr(&o));
+    let f = temp("config.kzs", b"broker-config zookeeper.session.timeout.ms=soon\n");
+    let o = kzsim(&["check", f.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains(":1:1: error: invalid value 'soon' for configuration zookeeper.session.timeout.ms"), "{}", stderr(&o));
     let f = temp("binary.kzs", b"zk-session a\n\xff\xfe\n");
     let o = kzsim(&["check", f.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2));

@@ -5,7 +5,7 @@ use crate::console;
 use crate::scenario::Subject;
 use crate::sim::Sim;
 use serde::Serialize;
-use serde_json::{Map, Value};
+use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
 
 #[derive(Clone, Debug, Serialize)]
@@ -95,11 +95,79 @@ pub fn dump(sim: &Sim) -> StateDump {
         controller: expect::actual(sim, &Subject::Controller),
         controller_epoch: expect::actual(sim, &Subject::ControllerEpoch),
         znodes,
-        brokers: Map::new(),
-        partitions: Map::new(),
+        brokers: brokers(sim),
+        partitions: partitions(sim),
         sessions,
         last_zxid: zk.last_zxid(),
     }
+}
+
+fn brokers(sim: &Sim) -> Map<String, Value> {
+    let tree = sim.zk().tree();
+    sim.brokers()
+        .values()
+        .map(|b| {
+            let epoch = tree.get(&crate::kafka::zk_data::broker_path(b.id)).map(|n| Value::from(n.stat.czxid)).unwrap_or(Value::Null);
+            let dirs: Map<String, Value> = b.replica_manager.log_dirs.iter().enumerate().map(|(i, ok)| (i.to_string(), Value::from(if *ok { "online" } else { "offline" }))).collect();
+            let v = json!({
+                "state": b.state_name(),
+                "epoch": epoch,
+                "log_dirs": dirs,
+                "session": b.zkc.session.map(console::session_hex),
+                "controller": b.controller.is_active(),
+                "controller_epoch_seen": b.metadata_cache.controller_epoch,
+                "metadata_cache": {
+                    "controller_id": b.metadata_cache.controller_id,
+                    "live_brokers": b.metadata_cache.live_brokers.keys().collect::<Vec<_>>(),
+                    "partitions": b.metadata_cache.partitions.iter().map(|(tp, p)| (tp.to_string(), json!({"leader": p.leader, "leader_epoch": p.leader_epoch, "isr": p.isr}))).collect::<Map<String, Value>>(),
+                },
+                "replicas": b.replica_manager.partitions.iter().map(|(tp, h)| (tp.to_string(), json!({"role": format!("{:?}", h.role), "leader": h.leader, "leader_epoch": h.leader_epoch, "zk_version": h.zk_version, "log_dir": h.log_dir}))).collect::<Map<String, Value>>(),
+            });
+            (b.id.to_string(), v)
+        })
+        .collect()
+}
+
+/// `partitions`: ZooKeeper's state znodes for leader, ISR, leader epoch and
+/// zkVersion; the active controller's state machines for the states.
+fn partitions(sim: &Sim) -> Map<String, Value> {
+    let tree = sim.zk().tree();
+    let controller = sim.active_controller();
+    let mut out = Map::new();
+    let Some(topics) = tree.get(crate::kafka::zk_data::BROKER_TOPICS) else { return out };
+    for topic in &topics.children {
+        let Some(assignment) =
+            tree.get(&crate::kafka::zk_data::topic_path(topic)).and_then(|n| crate::kafka::zk_data::decode_topic(&n.data))
+        else {
+            continue;
+        };
+        for (p, a) in assignment {
+            let tp = crate::scenario::TopicPartition { topic: topic.clone(), partition: p };
+            let state = tree
+                .get(&crate::kafka::zk_data::partition_state_path(&tp))
+                .and_then(|n| crate::kafka::zk_data::LeaderIsrAndControllerEpoch::decode(&n.data, n.stat.version));
+            let states: Map<String, Value> = a
+                .replicas
+                .iter()
+                .filter_map(|r| {
+                    controller.and_then(|c| c.ctx.replica_states.get(&(tp.clone(), *r))).map(|s| (r.to_string(), Value::from(s.name())))
+                })
+                .collect();
+            out.insert(
+                tp.to_string(),
+                json!({
+                    "replicas": a.replicas,
+                    "leader": state.as_ref().map(|s| s.leader),
+                    "isr": state.as_ref().map(|s| s.isr.clone()),
+                    "leader_epoch": state.as_ref().map(|s| s.leader_epoch),
+                    "zk_version": state.as_ref().map(|s| s.zk_version),
+                    "state": controller.and_then(|c| c.ctx.partition_states.get(&tp)).map(|s| s.name()),
+                    "replica_states": states,
+                }),
+            );
+        }
+    }
+    out
 }
 
 /// The dump as pretty JSON text, ending in a newline.

@@ -1,6 +1,7 @@
 //! Evaluating `expect SUBJECT OP VALUE` against the simulation.
 
-use crate::scenario::{ExpectOp, Expectation, Subject, ZnodeAspect};
+use crate::kafka::zk_data;
+use crate::scenario::{BrokerAspect, ExpectOp, Expectation, PartitionAspect, Subject, TopicPartition, ZnodeAspect};
 use crate::sim::Sim;
 use crate::trace::Trace;
 use serde::Serialize;
@@ -51,8 +52,45 @@ pub fn actual(sim: &Sim, subject: &Subject) -> Value {
         }
         // The trace subject is evaluated by `holds` (it needs the text).
         Subject::Trace => Value::Null,
-        // Rejected by validation until the brokers exist.
-        Subject::Partition { .. } | Subject::Replica { .. } | Subject::Broker { .. } => Value::Null,
+        Subject::Partition { tp, aspect } => partition(sim, tp, aspect),
+        Subject::Replica { tp, broker } => sim
+            .active_controller()
+            .and_then(|c| c.ctx.replica_states.get(&(tp.clone(), *broker)))
+            .map(|s| Value::from(s.name()))
+            .unwrap_or(Value::Null),
+        Subject::Broker { broker, aspect } => broker_subject(sim, *broker, aspect),
+    }
+}
+
+/// A partition as ZooKeeper's state and topic znodes hold it, and as the
+/// active controller's state machine sees it.
+fn partition(sim: &Sim, tp: &TopicPartition, aspect: &PartitionAspect) -> Value {
+    let tree = sim.zk().tree();
+    let state = || tree.get(&zk_data::partition_state_path(tp)).and_then(|n| serde_json::from_slice::<Value>(&n.data).ok());
+    match aspect {
+        PartitionAspect::Leader => state().and_then(|v| v.get("leader").cloned()).unwrap_or(Value::Null),
+        PartitionAspect::Isr => state().and_then(|v| v.get("isr").cloned()).unwrap_or(Value::Null),
+        PartitionAspect::LeaderEpoch => state().and_then(|v| v.get("leader_epoch").cloned()).unwrap_or(Value::Null),
+        PartitionAspect::Replicas => tree
+            .get(&zk_data::topic_path(&tp.topic))
+            .and_then(|n| serde_json::from_slice::<Value>(&n.data).ok())
+            .and_then(|v| v.get("partitions")?.get(tp.partition.to_string()).cloned())
+            .unwrap_or(Value::Null),
+        PartitionAspect::State => {
+            sim.active_controller().and_then(|c| c.ctx.partition_states.get(tp)).map(|s| Value::from(s.name())).unwrap_or(Value::Null)
+        }
+    }
+}
+
+fn broker_subject(sim: &Sim, id: i32, aspect: &BrokerAspect) -> Value {
+    let Some(b) = sim.brokers().get(&id) else { return Value::Null };
+    match aspect {
+        BrokerAspect::State => Value::from(b.state_name()),
+        BrokerAspect::Epoch => sim.zk().tree().get(&zk_data::broker_path(id)).map(|n| Value::from(n.stat.czxid)).unwrap_or(Value::Null),
+        // Rejected by validation until the replica and config issues land.
+        BrokerAspect::LogDir(_) | BrokerAspect::TopicConfig { .. } | BrokerAspect::LastExecutedChange | BrokerAspect::Checkpoint(_) => {
+            Value::Null
+        }
     }
 }
 

@@ -64,6 +64,8 @@ impl RunError {
 /// What the runner is doing between lines.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Mode {
+    /// `start all`: until this broker has registered and tried the election.
+    StartAll(crate::kafka::BrokerId),
     /// Ready to run the next line.
     NextLine,
     /// `run D`: process every event due up to the deadline.
@@ -98,13 +100,25 @@ pub struct Runner {
     expectations: Vec<ExpectOutcome>,
     limits: Limits,
     finished: bool,
+    /// Brokers `start all` has still to start, in id order.
+    start_queue: std::collections::VecDeque<crate::kafka::BrokerId>,
 }
 
 impl Runner {
     /// A runner for a script that passed [`validate`].
     pub fn new(script: Arc<Script>, limits: Limits) -> Runner {
         let sim = Sim::new(script.seed);
-        Runner { script, pc: 0, sim, mode: Mode::NextLine, current_line: 0, expectations: Vec::new(), limits, finished: false }
+        Runner {
+            script,
+            pc: 0,
+            sim,
+            mode: Mode::NextLine,
+            current_line: 0,
+            expectations: Vec::new(),
+            limits,
+            finished: false,
+            start_queue: Default::default(),
+        }
     }
 
     pub fn sim(&self) -> &Sim {
@@ -204,6 +218,17 @@ impl Runner {
                 }
                 Ok(())
             }
+            Mode::StartAll(id) => {
+                if self.sim.broker_settled(id) {
+                    self.mode = Mode::NextLine;
+                    if let Some(next) = self.start_queue.pop_front() {
+                        self.start(next)?;
+                    }
+                } else if !self.sim.process_next() {
+                    self.mode = Mode::NextLine;
+                }
+                Ok(())
+            }
             Mode::AwaitConsole => {
                 if !(self.sim.has_console_events() && self.sim.process_next()) {
                     self.mode = Mode::NextLine;
@@ -238,13 +263,30 @@ impl Runner {
                 let (passed, actual) = expect::check(&self.sim, trace, &e);
                 self.expectations.push(ExpectOutcome { line: line.line, text: line.text.clone(), step: self.sim.steps(), passed, actual });
             }
-            other => {
-                // validate() rejects these until the Kafka brokers exist.
-                let _ = other;
-                return Err(RunError::Script(ScenarioError::at(line.line, 1, "not implemented yet: this command drives Kafka brokers")));
+            Command::Start(crate::scenario::StartTarget::All) => {
+                self.start_queue = self.sim.stopped_brokers().into();
+                match self.start_queue.pop_front() {
+                    Some(first) => self.start(first)?,
+                    None => {
+                        return Err(self.script_error(
+                            "every declared broker is already running (or no cluster is declared: add a line such as cluster brokers=3)",
+                        ))
+                    }
+                }
             }
+            other => self.sim.act(&other).map_err(|e| self.script_error(&e))?,
         }
         Ok(())
+    }
+
+    fn start(&mut self, id: crate::kafka::BrokerId) -> Result<(), RunError> {
+        self.sim.start_broker(id).map_err(|e| self.script_error(&e))?;
+        self.mode = Mode::StartAll(id);
+        Ok(())
+    }
+
+    fn script_error(&self, message: &str) -> RunError {
+        RunError::Script(ScenarioError::at(self.current_line, 1, message))
     }
 
     /// Plays to the end of the script.

@@ -85,7 +85,7 @@ impl Timeline {
 
     fn maybe_keyframe(&mut self) {
         let pos = self.position();
-        if pos % self.interval != 0 {
+        if !pos.is_multiple_of(self.interval) {
             return;
         }
         let last = self.keyframes.last().map(|k| k.steps()).unwrap_or(0);
@@ -96,7 +96,7 @@ impl Timeline {
         if self.keyframes.len() > MAX_KEYFRAMES {
             self.interval *= 2;
             let interval = self.interval;
-            self.keyframes.retain(|k| k.steps() % interval == 0);
+            self.keyframes.retain(|k| k.steps().is_multiple_of(interval));
         }
     }
 

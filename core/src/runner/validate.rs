@@ -2,12 +2,14 @@
 //! from the text alone (sessions used before they are opened, Kafka commands
 //! this build does not simulate yet).
 
+use crate::kafka::config::KafkaConfig;
 use crate::scenario::{Command, ScenarioError, Script};
 use std::collections::BTreeSet;
 
 /// The first problem in `script`, located at its line.
 pub fn validate(script: &Script) -> Result<(), ScenarioError> {
     let mut sessions = BTreeSet::new();
+    let mut settings_so_far = Vec::new();
     for line in &script.lines {
         let at = |col: usize, message: String| Err(ScenarioError::at(line.line, col, message));
         match &line.command {
@@ -20,12 +22,18 @@ pub fn validate(script: &Script) -> Result<(), ScenarioError> {
             Command::Zk { session, .. } if !sessions.contains(session) => {
                 return at(4, format!("no session named '{session}'; open it first with: zk-session {session}"));
             }
-            Command::Expect(e) if e.subject.needs_kafka() => {
-                return Err(not_implemented(line.line, 8, "this expect subject reads Kafka broker state"));
+            Command::Expect(e) if !e.subject.implemented() => {
+                return Err(not_implemented(line.line, 8, "this expect subject belongs to the replica or dynamic-config issues"));
             }
-            c if c.needs_kafka() => {
+            Command::BrokerConfig(settings) => {
+                settings_so_far.extend(settings.iter().cloned());
+                if let Err(e) = KafkaConfig::default().with(&settings_so_far) {
+                    return at(1, e.to_string());
+                }
+            }
+            c if !c.implemented() => {
                 let word = line.text.split_whitespace().next().unwrap_or("");
-                return Err(not_implemented(line.line, 1, &format!("'{word}' drives Kafka brokers")));
+                return Err(not_implemented(line.line, 1, &format!("'{word}' belongs to the replica or dynamic-config issues")));
             }
             _ => {}
         }
@@ -34,9 +42,5 @@ pub fn validate(script: &Script) -> Result<(), ScenarioError> {
 }
 
 fn not_implemented(line: usize, col: usize, what: &str) -> ScenarioError {
-    ScenarioError::at(
-        line,
-        col,
-        format!("not implemented yet: {what}, and this build simulates the ZooKeeper tree and its console only (the Kafka brokers and controller arrive with the controller issue)"),
-    )
+    ScenarioError::at(line, col, format!("not implemented yet: {what}, which this build does not simulate yet"))
 }

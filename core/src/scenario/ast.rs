@@ -80,17 +80,16 @@ pub enum Command {
 }
 
 impl Command {
-    /// The Kafka commands whose issues have not landed yet.
-    pub fn needs_kafka(&self) -> bool {
+    /// Whether this build simulates the command (the replica and dynamic
+    /// config commands arrive with their issues).
+    pub fn implemented(&self) -> bool {
         !matches!(
             self,
-            Command::Seed(_)
-                | Command::Run(_)
-                | Command::RunUntilIdle { .. }
-                | Command::Step(_)
-                | Command::ZkSession { .. }
-                | Command::Zk { .. }
-                | Command::Expect(_)
+            Command::Produce { .. }
+                | Command::PauseFetch { .. }
+                | Command::ResumeFetch { .. }
+                | Command::FailLogDir { .. }
+                | Command::ConfigAlter { .. }
         )
     }
 }
@@ -206,8 +205,17 @@ pub enum Subject {
 }
 
 impl Subject {
-    /// Subjects that read Kafka state the simulator does not model yet.
-    pub fn needs_kafka(&self) -> bool {
-        matches!(self, Subject::Partition { .. } | Subject::Replica { .. } | Subject::Broker { .. })
+    /// Whether this build can evaluate the subject.
+    pub fn implemented(&self) -> bool {
+        !matches!(
+            self,
+            Subject::Broker {
+                aspect: BrokerAspect::LogDir(_)
+                    | BrokerAspect::TopicConfig { .. }
+                    | BrokerAspect::LastExecutedChange
+                    | BrokerAspect::Checkpoint(_),
+                ..
+            }
+        )
     }
 }

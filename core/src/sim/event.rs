@@ -1,13 +1,67 @@
 //! What the event queue holds.
 
+use crate::kafka::controller::ControllerTimer;
+use crate::kafka::messages::{ControlRequest, ControlResponse};
+use crate::kafka::BrokerId;
 use crate::scenario::ConsoleOp;
 use crate::zookeeper::{Notification, SessionId};
 
-/// A client of the ZooKeeper server: who receives its responses and watches.
+/// A request addressed to "whatever process runs as broker N now" (the
+/// broker epoch in the request fences an old registration, not the address).
+pub const ANY_INCARNATION: u32 = u32::MAX;
+
+/// A client of the ZooKeeper server: who receives its watches.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Client {
     /// A zkCli-style console session, by its scenario name.
     Console(String),
+    /// A broker process (an incarnation of it).
+    Broker(BrokerId, u32),
+    /// The admin tools' session (kafka-topics, kafka-configs, ...).
+    Admin,
+}
+
+/// What happens to a broker process.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum BrokerEvent {
+    /// A watch notification from ZooKeeper.
+    Watch(Notification),
+    /// The client learns that ZooKeeper expired its session.
+    SessionExpired {
+        session: SessionId,
+    },
+    /// The ZooKeeper client's heartbeat on a session.
+    Ping {
+        session: SessionId,
+    },
+    /// The controller event thread takes its next event.
+    ControllerThread,
+    /// The controller's scheduler (auto leader rebalance).
+    ControllerTimer(ControllerTimer),
+    /// A control request from a controller.
+    Request {
+        from: BrokerId,
+        from_incarnation: u32,
+        generation: u64,
+        request: ControlRequest,
+    },
+    /// The answer to a control request this broker's controller sent.
+    Response {
+        from: BrokerId,
+        generation: u64,
+        request: ControlRequest,
+        response: ControlResponse,
+    },
+    /// A broker asks this (controller) broker to let it shut down.
+    ControlledShutdownRequest {
+        from: BrokerId,
+        broker_epoch: i64,
+    },
+    ControlledShutdownResponse {
+        from: BrokerId,
+        response: ControlResponse,
+    },
+    ControlledShutdownRetry,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -16,20 +70,25 @@ pub enum Event {
     ConsoleOpen { name: String, timeout_ms: u64 },
     /// A `zk NAME ...` line: the console sends its request.
     ConsoleRequest { name: String, op: ConsoleOp },
-    /// A watch notification reaching the client that set the watch.
+    /// A watch notification reaching a console session.
     WatchDelivery { to: Client, notification: Notification },
-    /// A client's heartbeat: ZooKeeper clients ping every timeout/3 when idle.
+    /// A console client's heartbeat: ZooKeeper clients ping every timeout/3.
     Ping { to_session: SessionId },
     /// The server's session tracker checks whether a session has expired.
     SessionCheck { session: SessionId },
+    /// Something for one broker process.
+    Broker { id: BrokerId, incarnation: u32, what: BrokerEvent },
 }
 
 impl Event {
-    /// Housekeeping that runs for ever (heartbeats, expiry checks): `run
-    /// until-idle` does not wait for it, and it never records a step unless
-    /// something happens (a session expires).
+    /// Housekeeping that runs for ever (heartbeats, expiry checks, periodic
+    /// tasks): `run until-idle` does not wait for it.
     pub fn is_background(&self) -> bool {
-        matches!(self, Event::Ping { .. } | Event::SessionCheck { .. })
+        match self {
+            Event::Ping { .. } | Event::SessionCheck { .. } => true,
+            Event::Broker { what, .. } => matches!(what, BrokerEvent::Ping { .. } | BrokerEvent::ControllerTimer(_)),
+            _ => false,
+        }
     }
 
     /// Part of a console line's round trip: the line waits for these.

@@ -1,6 +1,7 @@
 //! The simulation kernel: virtual time, the one event queue, the seeded PRNG,
 //! effects as data, and [`Sim`], the world that owns them.
 
+pub mod cluster;
 pub mod effect;
 pub mod event;
 pub mod queue;

@@ -8,6 +8,10 @@ use super::queue::EventQueue;
 use super::rng::Rng;
 use super::time::Millis;
 use crate::console::{self, Console};
+use crate::kafka::io::Io;
+use crate::kafka::server::Broker;
+use crate::kafka::zookeeper_client::ZooKeeperClient;
+use crate::kafka::BrokerId;
 use crate::scenario::ConsoleOp;
 use crate::trace::{Record, TraceEntry};
 use crate::zookeeper::server::SessionEnd;
@@ -17,16 +21,22 @@ use std::collections::VecDeque;
 
 #[derive(Clone, Debug)]
 pub struct Sim {
-    now: Millis,
+    pub(crate) now: Millis,
     seed: u64,
-    rng: Rng,
+    pub(crate) rng: Rng,
     queue: EventQueue<Event>,
-    zk: ZooKeeper,
+    pub(crate) zk: ZooKeeper,
     console: Console,
     /// Records of the last event not yet handed out as steps.
     pending: VecDeque<(Millis, Record)>,
     steps: u64,
     events: u64,
+    /// The declared brokers (`cluster brokers=N`), running or not.
+    pub(crate) brokers: std::collections::BTreeMap<BrokerId, Broker>,
+    /// `broker-config` settings, applied to every broker at its next start.
+    pub(crate) broker_settings: Vec<(String, String)>,
+    /// The admin tools' ZooKeeper session (kafka-topics, kafka-configs, ...).
+    pub(crate) admin: ZooKeeperClient,
 }
 
 impl Sim {
@@ -41,7 +51,14 @@ impl Sim {
             pending: VecDeque::new(),
             steps: 0,
             events: 0,
+            brokers: std::collections::BTreeMap::new(),
+            broker_settings: Vec::new(),
+            admin: ZooKeeperClient::default(),
         }
+    }
+
+    pub fn brokers(&self) -> &std::collections::BTreeMap<BrokerId, Broker> {
+        &self.brokers
     }
 
     pub fn now(&self) -> Millis {
@@ -133,7 +150,7 @@ impl Sim {
         true
     }
 
-    fn apply(&mut self, fx: Effects) {
+    pub(crate) fn apply(&mut self, fx: Effects) {
         for effect in fx.0 {
             match effect {
                 Effect::Schedule { after_ms, event } => self.queue.push(self.now.plus(after_ms), event),
@@ -152,11 +169,14 @@ impl Sim {
                 fx.record(record);
                 self.deliver(notifications, &mut fx);
             }
-            Event::WatchDelivery { to: Client::Console(name), notification } => {
-                if self.console.is_connected(&name) {
-                    fx.record(console::watch_record(&name, &notification));
+            Event::WatchDelivery { to, notification } => {
+                if let Client::Console(name) = to {
+                    if self.console.is_connected(&name) {
+                        fx.record(console::watch_record(&name, &notification));
+                    }
                 }
             }
+            Event::Broker { id, incarnation, what } => return self.handle_broker(id, incarnation, what),
             Event::Ping { to_session } => self.console.ping(&mut self.zk, now, to_session, &mut fx),
             Event::SessionCheck { session } => self.check_session(session, &mut fx),
         }
@@ -164,13 +184,51 @@ impl Sim {
     }
 
     /// Watch notifications travel to their clients. Console sessions are on
-    /// this machine: they get them at once, before the console's next line.
-    fn deliver(&self, notifications: Vec<Notification>, fx: &mut Effects) {
+    /// this machine: they get them at once, before the console's next line;
+    /// brokers get them over the network, 1-3 ms later.
+    pub(crate) fn deliver(&mut self, notifications: Vec<Notification>, fx: &mut Effects) {
         for n in notifications {
-            if let Some(to) = console::client_of(&self.console, n.session) {
-                fx.schedule(0, Event::WatchDelivery { to, notification: n });
+            match self.client_of(n.session) {
+                Some(Client::Console(name)) => fx.schedule(0, Event::WatchDelivery { to: Client::Console(name), notification: n }),
+                Some(Client::Broker(id, incarnation)) => {
+                    let delay = self.rng.range_inclusive(1, 3);
+                    fx.schedule(delay, Event::Broker { id, incarnation, what: crate::sim::event::BrokerEvent::Watch(n) });
+                }
+                Some(Client::Admin) | None => {}
             }
         }
+    }
+
+    /// Who holds a session.
+    pub(crate) fn client_of(&self, session: SessionId) -> Option<Client> {
+        if let Some(c) = console::client_of(&self.console, session) {
+            return Some(c);
+        }
+        if self.admin.session == Some(session) {
+            return Some(Client::Admin);
+        }
+        self.brokers.values().find(|b| b.is_alive() && b.zkc.session == Some(session)).map(|b| Client::Broker(b.id, b.incarnation))
+    }
+
+    /// Runs `f` on broker `id` with an `Io`, then applies what it did.
+    pub(crate) fn with_broker<R>(&mut self, id: BrokerId, f: impl FnOnce(&mut Broker, &mut Io) -> R) -> Option<R> {
+        let broker = self.brokers.get_mut(&id)?;
+        let mut io = Io::new(self.now, &mut self.zk, &mut self.rng, id);
+        let r = f(broker, &mut io);
+        let Io { fx, notifications, .. } = io;
+        let mut fx = fx;
+        self.deliver(notifications, &mut fx);
+        self.apply(fx);
+        Some(r)
+    }
+
+    fn handle_broker(&mut self, id: BrokerId, incarnation: u32, what: crate::sim::event::BrokerEvent) -> Effects {
+        let Some(b) = self.brokers.get(&id) else { return Effects::default() };
+        if !b.is_alive() || (incarnation != crate::sim::event::ANY_INCARNATION && incarnation != b.incarnation) {
+            return Effects::default();
+        }
+        self.with_broker(id, |b, io| b.handle(what, io));
+        Effects::default()
     }
 
     /// SessionTracker: a session the server has not heard from for its whole
@@ -184,8 +242,16 @@ impl Sim {
             return;
         }
         let ephemerals = self.zk.tree().ephemerals_of(session);
+        let owner = self.client_of(session);
         let notifications = self.zk.end_session(self.now, session).unwrap_or_default();
         self.console.session_ended(session, SessionEnd::Expired);
+        if let Some(Client::Broker(id, incarnation)) = owner {
+            // The client learns of it when it next talks to the server.
+            fx.schedule(
+                self.rng.range_inclusive(1, 3),
+                Event::Broker { id, incarnation, what: crate::sim::event::BrokerEvent::SessionExpired { session } },
+            );
+        }
         fx.record(Record {
             actor: "zk".into(),
             kind: "session-expired",

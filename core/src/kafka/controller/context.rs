@@ -1,0 +1,204 @@
+//! `ControllerContext`: what the active controller believes about the
+//! cluster — live brokers and their epochs, assignments, leaders and ISRs,
+//! and the two state machines' states.
+
+use crate::kafka::zk_data::{BrokerInfo, LeaderIsrAndControllerEpoch, ReplicaAssignment};
+use crate::kafka::BrokerId;
+use crate::scenario::TopicPartition;
+use serde::Serialize;
+use std::collections::{BTreeMap, BTreeSet};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub enum PartitionState {
+    NewPartition,
+    OnlinePartition,
+    OfflinePartition,
+    NonExistentPartition,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub enum ReplicaState {
+    NewReplica,
+    OnlineReplica,
+    OfflineReplica,
+    ReplicaDeletionStarted,
+    ReplicaDeletionSuccessful,
+    ReplicaDeletionIneligible,
+    NonExistentReplica,
+}
+
+impl PartitionState {
+    pub fn name(self) -> &'static str {
+        match self {
+            PartitionState::NewPartition => "NewPartition",
+            PartitionState::OnlinePartition => "OnlinePartition",
+            PartitionState::OfflinePartition => "OfflinePartition",
+            PartitionState::NonExistentPartition => "NonExistentPartition",
+        }
+    }
+
+    /// `PartitionState.validPreviousStates`.
+    pub fn valid_previous(self) -> &'static [PartitionState] {
+        use PartitionState::*;
+        match self {
+            NewPartition => &[NonExistentPartition],
+            OnlinePartition | OfflinePartition => &[NewPartition, OnlinePartition, OfflinePartition],
+            NonExistentPartition => &[OfflinePartition],
+        }
+    }
+}
+
+impl ReplicaState {
+    pub fn name(self) -> &'static str {
+        match self {
+            ReplicaState::NewReplica => "NewReplica",
+            ReplicaState::OnlineReplica => "OnlineReplica",
+            ReplicaState::OfflineReplica => "OfflineReplica",
+            ReplicaState::ReplicaDeletionStarted => "ReplicaDeletionStarted",
+            ReplicaState::ReplicaDeletionSuccessful => "ReplicaDeletionSuccessful",
+            ReplicaState::ReplicaDeletionIneligible => "ReplicaDeletionIneligible",
+            ReplicaState::NonExistentReplica => "NonExistentReplica",
+        }
+    }
+
+    /// `ReplicaState.validPreviousStates`.
+    pub fn valid_previous(self) -> &'static [ReplicaState] {
+        use ReplicaState::*;
+        match self {
+            NewReplica => &[NonExistentReplica],
+            OnlineReplica | OfflineReplica => &[NewReplica, OnlineReplica, OfflineReplica, ReplicaDeletionIneligible],
+            ReplicaDeletionStarted => &[OfflineReplica],
+            ReplicaDeletionSuccessful => &[ReplicaDeletionStarted],
+            ReplicaDeletionIneligible => &[OfflineReplica, ReplicaDeletionStarted],
+            NonExistentReplica => &[ReplicaDeletionSuccessful],
+        }
+    }
+}
+
+/// `PartitionAndReplica`.
+pub type Replica = (TopicPartition, BrokerId);
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ControllerContext {
+    pub epoch: i32,
+    pub epoch_zk_version: i32,
+    /// Live (or shutting-down) brokers with their epochs (czxid).
+    pub live_brokers: BTreeMap<BrokerId, (BrokerInfo, i64)>,
+    pub shutting_down: BTreeSet<BrokerId>,
+    pub all_topics: BTreeSet<String>,
+    pub assignments: BTreeMap<String, BTreeMap<i32, ReplicaAssignment>>,
+    pub leadership: BTreeMap<TopicPartition, LeaderIsrAndControllerEpoch>,
+    pub partitions_being_reassigned: BTreeSet<TopicPartition>,
+    pub partition_states: BTreeMap<TopicPartition, PartitionState>,
+    pub replica_states: BTreeMap<Replica, ReplicaState>,
+    pub replicas_on_offline_dirs: BTreeMap<BrokerId, BTreeSet<TopicPartition>>,
+    pub topics_to_be_deleted: BTreeSet<String>,
+    pub topics_with_deletion_started: BTreeSet<String>,
+    pub topics_ineligible_for_deletion: BTreeSet<String>,
+}
+
+impl ControllerContext {
+    /// `liveOrShuttingDownBrokerIds`.
+    pub fn live_or_shutting_down(&self) -> BTreeSet<BrokerId> {
+        self.live_brokers.keys().copied().collect()
+    }
+
+    /// `liveBrokerIds` = live or shutting down, minus shutting down.
+    pub fn live_broker_ids(&self) -> BTreeSet<BrokerId> {
+        self.live_brokers.keys().copied().filter(|b| !self.shutting_down.contains(b)).collect()
+    }
+
+    pub fn broker_epoch(&self, b: BrokerId) -> Option<i64> {
+        self.live_brokers.get(&b).map(|(_, e)| *e)
+    }
+
+    /// `isReplicaOnline`.
+    pub fn is_replica_online(&self, b: BrokerId, tp: &TopicPartition, include_shutting_down: bool) -> bool {
+        let live = if include_shutting_down {
+            self.live_brokers.contains_key(&b)
+        } else {
+            self.live_brokers.contains_key(&b) && !self.shutting_down.contains(&b)
+        };
+        live && !self.replicas_on_offline_dirs.get(&b).map(|s| s.contains(tp)).unwrap_or(false)
+    }
+
+    pub fn assignment(&self, tp: &TopicPartition) -> Option<&ReplicaAssignment> {
+        self.assignments.get(&tp.topic)?.get(&tp.partition)
+    }
+
+    pub fn replicas(&self, tp: &TopicPartition) -> Vec<BrokerId> {
+        self.assignment(tp).map(|a| a.replicas.clone()).unwrap_or_default()
+    }
+
+    pub fn all_partitions(&self) -> Vec<TopicPartition> {
+        self.assignments.iter().flat_map(|(t, ps)| ps.keys().map(move |p| TopicPartition { topic: t.clone(), partition: *p })).collect()
+    }
+
+    pub fn partitions_for_topic(&self, topic: &str) -> Vec<TopicPartition> {
+        self.assignments
+            .get(topic)
+            .map(|ps| ps.keys().map(|p| TopicPartition { topic: topic.to_string(), partition: *p }).collect())
+            .unwrap_or_default()
+    }
+
+    /// `replicasOnBrokers`: every replica hosted on the given brokers.
+    pub fn replicas_on_brokers(&self, brokers: &BTreeSet<BrokerId>) -> Vec<Replica> {
+        let mut out = Vec::new();
+        for (t, ps) in &self.assignments {
+            for (p, a) in ps {
+                for r in &a.replicas {
+                    if brokers.contains(r) {
+                        out.push((TopicPartition { topic: t.clone(), partition: *p }, *r));
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    pub fn replicas_for_topic(&self, topic: &str) -> Vec<Replica> {
+        self.partitions_for_topic(topic).into_iter().flat_map(|tp| self.replicas(&tp).into_iter().map(move |r| (tp.clone(), r))).collect()
+    }
+
+    pub fn partition_state(&self, tp: &TopicPartition) -> PartitionState {
+        self.partition_states.get(tp).copied().unwrap_or(PartitionState::NonExistentPartition)
+    }
+
+    pub fn replica_state(&self, r: &Replica) -> ReplicaState {
+        self.replica_states.get(r).copied().unwrap_or(ReplicaState::NonExistentReplica)
+    }
+
+    pub fn is_topic_queued_for_deletion(&self, topic: &str) -> bool {
+        self.topics_to_be_deleted.contains(topic)
+    }
+
+    /// `partitionsWithOfflineLeader`.
+    pub fn partitions_with_offline_leader(&self) -> Vec<TopicPartition> {
+        self.leadership
+            .iter()
+            .filter(|(tp, l)| !self.is_replica_online(l.leader, tp, false) && !self.is_topic_queued_for_deletion(&tp.topic))
+            .map(|(tp, _)| tp.clone())
+            .collect()
+    }
+
+    /// `partitionLeadersOnBroker`: led by `b`, replication factor > 1, not being deleted.
+    pub fn partition_leaders_on_broker(&self, b: BrokerId) -> Vec<TopicPartition> {
+        self.leadership
+            .iter()
+            .filter(|(tp, l)| l.leader == b && self.replicas(tp).len() > 1 && !self.is_topic_queued_for_deletion(&tp.topic))
+            .map(|(tp, _)| tp.clone())
+            .collect()
+    }
+
+    pub fn remove_topic(&mut self, topic: &str) {
+        self.all_topics.remove(topic);
+        self.assignments.remove(topic);
+        self.leadership.retain(|tp, _| tp.topic != topic);
+        self.partition_states.retain(|tp, _| tp.topic != topic);
+        self.replica_states.retain(|(tp, _), _| tp.topic != topic);
+        self.partitions_being_reassigned.retain(|tp| tp.topic != topic);
+        self.topics_to_be_deleted.remove(topic);
+        self.topics_with_deletion_started.remove(topic);
+        self.topics_ineligible_for_deletion.remove(topic);
+    }
+}

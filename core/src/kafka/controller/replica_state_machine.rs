@@ -1,0 +1,249 @@
+//! `ReplicaStateMachine` (`ZkReplicaStateMachine`): the seven replica states,
+//! their valid transitions, and what each transition sends — and
+//! `removeReplicasFromIsr`, the controller's ISR shrink when a replica goes
+//! offline.
+
+use super::context::{Replica, ReplicaState};
+use super::partition_state_machine::DETAIL_LIMIT;
+use super::{CResult, ControllerError, Cx, KafkaController};
+use crate::kafka::kafka_zk_client as kzk;
+use crate::kafka::zk_data::{LeaderIsrAndControllerEpoch, NO_LEADER};
+use crate::kafka::zookeeper_client::WriteError;
+use crate::kafka::BrokerId;
+use crate::scenario::TopicPartition;
+use crate::zookeeper::KeeperError;
+use serde_json::json;
+use std::collections::BTreeMap;
+
+const SRC: &str = "ReplicaStateMachine.handleStateChanges";
+
+impl KafkaController {
+    /// `replicaStateMachine.startup`: mark every replica Online or
+    /// ReplicaDeletionIneligible by liveness, then drive them to Online and
+    /// Offline (which removes dead replicas from ISRs).
+    pub(super) fn replica_state_machine_startup(&mut self, cx: &mut Cx) -> CResult<()> {
+        let (mut online, mut offline) = (Vec::new(), Vec::new());
+        for tp in self.ctx.all_partitions() {
+            for r in self.ctx.replicas(&tp) {
+                let replica = (tp.clone(), r);
+                if self.ctx.is_replica_online(r, &tp, false) {
+                    self.ctx.replica_states.insert(replica.clone(), ReplicaState::OnlineReplica);
+                    online.push(replica);
+                } else {
+                    self.ctx.replica_states.insert(replica.clone(), ReplicaState::ReplicaDeletionIneligible);
+                    offline.push(replica);
+                }
+            }
+        }
+        self.step(
+            cx,
+            "ReplicaStateMachine.startup",
+            format!("{} replicas online, {} offline", online.len(), offline.len()),
+            json!({"online": online.len(), "offline": offline.len()}),
+        );
+        self.replica_state_changes(cx, &online, ReplicaState::OnlineReplica)?;
+        self.replica_state_changes(cx, &offline, ReplicaState::OfflineReplica)
+    }
+
+    /// `handleStateChanges`: grouped by broker, one batch per call.
+    pub(crate) fn replica_state_changes(&mut self, cx: &mut Cx, replicas: &[Replica], target: ReplicaState) -> CResult<()> {
+        if replicas.is_empty() {
+            return Ok(());
+        }
+        self.batch.clear();
+        let mut by_broker: BTreeMap<BrokerId, Vec<TopicPartition>> = BTreeMap::new();
+        for (tp, b) in replicas {
+            by_broker.entry(*b).or_default().push(tp.clone());
+        }
+        let mut result = Ok(());
+        for (b, tps) in by_broker {
+            if let Err(e) = self.do_replica_state_changes(cx, b, &tps, target, replicas.len()) {
+                result = Err(e);
+                break;
+            }
+        }
+        self.send_batch(cx);
+        result
+    }
+
+    fn do_replica_state_changes(
+        &mut self,
+        cx: &mut Cx,
+        b: BrokerId,
+        tps: &[TopicPartition],
+        target: ReplicaState,
+        total: usize,
+    ) -> CResult<()> {
+        let mut valid = Vec::new();
+        for tp in tps {
+            let cur = self.ctx.replica_state(&(tp.clone(), b));
+            if target.valid_previous().contains(&cur) {
+                valid.push(tp.clone());
+            } else {
+                self.step(
+                    cx,
+                    SRC,
+                    format!("replica {b} of {tp}: invalid transition {} → {}; skipped", cur.name(), target.name()),
+                    json!({"partition": tp.to_string(), "replica": b, "from": cur.name(), "to": target.name()}),
+                );
+            }
+        }
+        match target {
+            ReplicaState::NewReplica => {
+                for tp in &valid {
+                    if let Some(l) = self.ctx.leadership.get(tp) {
+                        if l.leader == b {
+                            self.step(cx, SRC, format!("replica {b} of {tp} cannot become NewReplica: it is the leader"), json!({}));
+                            continue;
+                        }
+                        let a = self.ctx.assignment(tp).cloned().unwrap_or_default();
+                        self.batch.add_leader_and_isr(&self.ctx, &[b], tp, &a, true);
+                    }
+                    self.mark_replica(cx, tp, b, target, total);
+                }
+            }
+            ReplicaState::OnlineReplica => {
+                for tp in &valid {
+                    let cur = self.ctx.replica_state(&(tp.clone(), b));
+                    if cur == ReplicaState::NewReplica {
+                        if let Some(a) = self.ctx.assignments.get_mut(&tp.topic).and_then(|m| m.get_mut(&tp.partition)) {
+                            if !a.replicas.contains(&b) {
+                                a.replicas.push(b);
+                            }
+                        }
+                    } else if self.ctx.leadership.contains_key(tp) {
+                        let a = self.ctx.assignment(tp).cloned().unwrap_or_default();
+                        self.batch.add_leader_and_isr(&self.ctx, &[b], tp, &a, false);
+                    }
+                    self.mark_replica(cx, tp, b, target, total);
+                }
+            }
+            ReplicaState::OfflineReplica => {
+                for tp in &valid {
+                    self.batch.add_stop_replica(&self.ctx, &[b], tp, false);
+                }
+                let (with, without): (Vec<_>, Vec<_>) = valid.iter().cloned().partition(|tp| self.ctx.leadership.contains_key(tp));
+                let updated = self.remove_replicas_from_isr(cx, b, &with)?;
+                for (tp, _) in updated {
+                    if !self.ctx.is_topic_queued_for_deletion(&tp.topic) {
+                        let a = self.ctx.assignment(&tp).cloned().unwrap_or_default();
+                        let recipients: Vec<_> = a.replicas.iter().copied().filter(|r| *r != b).collect();
+                        self.batch.add_leader_and_isr(&self.ctx, &recipients, &tp, &a, false);
+                    }
+                    self.mark_replica(cx, &tp, b, target, total);
+                }
+                for tp in without {
+                    let all: Vec<_> = self.ctx.live_or_shutting_down().into_iter().collect();
+                    self.batch.add_update_metadata(&all, std::slice::from_ref(&tp));
+                    self.mark_replica(cx, &tp, b, target, total);
+                }
+            }
+            ReplicaState::ReplicaDeletionStarted => {
+                for tp in &valid {
+                    self.batch.add_stop_replica(&self.ctx, &[b], tp, true);
+                    self.mark_replica(cx, tp, b, target, total);
+                }
+            }
+            ReplicaState::ReplicaDeletionIneligible | ReplicaState::ReplicaDeletionSuccessful => {
+                for tp in &valid {
+                    self.mark_replica(cx, tp, b, target, total);
+                }
+            }
+            ReplicaState::NonExistentReplica => {
+                for tp in &valid {
+                    if let Some(a) = self.ctx.assignments.get_mut(&tp.topic).and_then(|m| m.get_mut(&tp.partition)) {
+                        a.replicas.retain(|r| *r != b);
+                        a.adding.retain(|r| *r != b);
+                        a.removing.retain(|r| *r != b);
+                    }
+                    self.mark_replica(cx, tp, b, target, total);
+                    self.ctx.replica_states.remove(&(tp.clone(), b));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn mark_replica(&mut self, cx: &mut Cx, tp: &TopicPartition, b: BrokerId, to: ReplicaState, total: usize) {
+        let from = self.ctx.replica_state(&(tp.clone(), b));
+        self.ctx.replica_states.insert((tp.clone(), b), to);
+        if total <= DETAIL_LIMIT {
+            self.step(
+                cx,
+                SRC,
+                format!("replica {b} of {tp}: {} → {}", from.name(), to.name()),
+                json!({"partition": tp.to_string(), "replica": b, "from": from.name(), "to": to.name()}),
+            );
+        }
+    }
+
+    /// `removeReplicasFromIsr`: for partitions whose ISR holds the replica,
+    /// write leader (−1 if it was the replica), the ISR without it (unless it
+    /// is the last member) and leader epoch + 1, retrying on BadVersion.
+    /// Returns every partition's resulting leadership.
+    pub(crate) fn remove_replicas_from_isr(
+        &mut self,
+        cx: &mut Cx,
+        replica: BrokerId,
+        partitions: &[TopicPartition],
+    ) -> CResult<BTreeMap<TopicPartition, LeaderIsrAndControllerEpoch>> {
+        const REMOVE: &str = "ReplicaStateMachine.doRemoveReplicasFromIsr";
+        let actor = self.actor();
+        let mut result = BTreeMap::new();
+        let mut remaining = partitions.to_vec();
+        for _ in 0..16 {
+            if remaining.is_empty() {
+                break;
+            }
+            let states = kzk::get_topic_partition_states(cx.zkc, cx.io, &actor, &remaining).map_err(ControllerError::Zk)?;
+            let mut retry = Vec::new();
+            for tp in &remaining {
+                let Some(cur) = states.get(tp) else { continue };
+                if cur.controller_epoch > self.ctx.epoch {
+                    continue;
+                }
+                if !cur.isr.contains(&replica) {
+                    result.insert(tp.clone(), cur.clone());
+                    continue;
+                }
+                let leader = if cur.leader == replica { NO_LEADER } else { cur.leader };
+                let isr = if cur.isr.len() == 1 { cur.isr.clone() } else { cur.isr.iter().copied().filter(|b| *b != replica).collect() };
+                let new = LeaderIsrAndControllerEpoch {
+                    leader,
+                    leader_epoch: cur.leader_epoch + 1,
+                    isr,
+                    zk_version: cur.zk_version,
+                    controller_epoch: self.ctx.epoch,
+                };
+                match kzk::update_leader_and_isr(
+                    cx.zkc,
+                    cx.io,
+                    &actor,
+                    "KafkaZkClient.updateLeaderAndIsr",
+                    tp,
+                    &new,
+                    self.ctx.epoch_zk_version,
+                ) {
+                    Ok(v) => {
+                        let stored = LeaderIsrAndControllerEpoch { zk_version: v, ..new };
+                        if partitions.len() <= DETAIL_LIMIT {
+                            self.step(
+                                cx,
+                                REMOVE,
+                                format!("{tp}: remove replica {replica} from the ISR → leader {}, ISR {:?}, leader epoch {}, zkVersion {v}{}", stored.leader, stored.isr, stored.leader_epoch, if cur.isr.len() == 1 { " (the last ISR member stays in the ISR)" } else { "" }),
+                                json!({"partition": tp.to_string(), "replica": replica, "leader": stored.leader, "isr": stored.isr, "leader_epoch": stored.leader_epoch, "zk_version": v}),
+                            );
+                        }
+                        self.ctx.leadership.insert(tp.clone(), stored.clone());
+                        result.insert(tp.clone(), stored);
+                    }
+                    Err(WriteError::Keeper(KeeperError::BadVersion)) => retry.push(tp.clone()),
+                    Err(WriteError::ControllerMoved) => return Err(ControllerError::ControllerMoved),
+                    Err(WriteError::Keeper(_)) => {}
+                }
+            }
+            remaining = retry;
+        }
+        Ok(result)
+    }
+}

@@ -1,0 +1,105 @@
+//! Topic management (seed 001): `processTopicChange`, `onNewPartitionCreation`
+//! and `processPartitionModifications` (partitions added to a topic).
+
+use super::context::{PartitionState, ReplicaState};
+use super::election::Strategy;
+use super::{CResult, ControllerError, Cx, KafkaController};
+use crate::kafka::kafka_zk_client as kzk;
+use crate::kafka::zk_data;
+use crate::kafka::zookeeper_client::NodeHandler;
+use crate::scenario::TopicPartition;
+use serde_json::json;
+use std::collections::BTreeSet;
+
+impl KafkaController {
+    /// `processTopicChange`: new topics get handlers and their partitions
+    /// are created; vanished topics are forgotten.
+    pub(super) fn process_topic_change(&mut self, cx: &mut Cx) -> CResult<()> {
+        if !self.is_active() {
+            return Ok(());
+        }
+        let actor = self.actor();
+        let topics: BTreeSet<String> = kzk::get_all_topics(cx.zkc, cx.io, &actor).map_err(ControllerError::Zk)?.into_iter().collect();
+        let new: Vec<String> = topics.difference(&self.ctx.all_topics).cloned().collect();
+        let gone: Vec<String> = self.ctx.all_topics.difference(&topics).cloned().collect();
+        self.ctx.all_topics = topics;
+        for t in &new {
+            cx.zkc.register_node_handler(&zk_data::topic_path(t), NodeHandler::PartitionModifications(t.clone()));
+        }
+        for t in &gone {
+            self.ctx.remove_topic(t);
+        }
+        let assignments = kzk::get_replica_assignment(cx.zkc, cx.io, &actor, &new).map_err(ControllerError::Zk)?;
+        let mut partitions = Vec::new();
+        for (t, a) in assignments {
+            for p in a.keys() {
+                partitions.push(TopicPartition { topic: t.clone(), partition: *p });
+            }
+            self.ctx.assignments.insert(t, a);
+        }
+        self.step(
+            cx,
+            "KafkaController.processTopicChange",
+            format!("new topics {new:?}, deleted topics {gone:?}: {} new partitions", partitions.len()),
+            json!({"new": new, "deleted": gone, "partitions": partitions.len()}),
+        );
+        if !partitions.is_empty() {
+            self.on_new_partition_creation(cx, &partitions)?;
+        }
+        Ok(())
+    }
+
+    /// `onNewPartitionCreation`: New, then NewReplica, then Online (initial
+    /// leader and ISR), then OnlineReplica.
+    pub(crate) fn on_new_partition_creation(&mut self, cx: &mut Cx, partitions: &[TopicPartition]) -> CResult<()> {
+        let replicas: Vec<_> = partitions.iter().flat_map(|tp| self.ctx.replicas(tp).into_iter().map(move |r| (tp.clone(), r))).collect();
+        self.step(
+            cx,
+            "KafkaController.onNewPartitionCreation",
+            format!("{} new partitions: → NewPartition, replicas → NewReplica, → OnlinePartition (first live replica leads), replicas → OnlineReplica", partitions.len()),
+            json!({"partitions": partitions.iter().take(50).map(|tp| tp.to_string()).collect::<Vec<_>>()}),
+        );
+        self.partition_state_changes(cx, partitions, PartitionState::NewPartition, None)?;
+        self.replica_state_changes(cx, &replicas, ReplicaState::NewReplica)?;
+        self.partition_state_changes(cx, partitions, PartitionState::OnlinePartition, Some(Strategy::Offline { allow_unclean: false }))?;
+        self.replica_state_changes(cx, &replicas, ReplicaState::OnlineReplica)
+    }
+
+    /// `processPartitionModifications`: partitions added to an existing topic.
+    pub(super) fn process_partition_modifications(&mut self, cx: &mut Cx, topic: &str) -> CResult<()> {
+        if !self.is_active() {
+            return Ok(());
+        }
+        let actor = self.actor();
+        let a = kzk::get_replica_assignment(cx.zkc, cx.io, &actor, &[topic.to_string()]).map_err(ControllerError::Zk)?;
+        let Some(full) = a.get(topic).cloned() else { return Ok(()) };
+        let known = self.ctx.assignments.get(topic).cloned().unwrap_or_default();
+        let added: Vec<TopicPartition> =
+            full.keys().filter(|p| !known.contains_key(p)).map(|p| TopicPartition { topic: topic.to_string(), partition: *p }).collect();
+        if added.is_empty() {
+            return Ok(());
+        }
+        if self.ctx.is_topic_queued_for_deletion(topic) {
+            self.step(
+                cx,
+                "KafkaController.processPartitionModifications",
+                format!("{topic} is being deleted: the added partitions are ignored"),
+                json!({}),
+            );
+            return Ok(());
+        }
+        let entry = self.ctx.assignments.entry(topic.to_string()).or_default();
+        for tp in &added {
+            if let Some(r) = full.get(&tp.partition) {
+                entry.insert(tp.partition, r.clone());
+            }
+        }
+        self.step(
+            cx,
+            "KafkaController.processPartitionModifications",
+            format!("{topic}: new partitions {:?}", added.iter().map(|tp| tp.partition).collect::<Vec<_>>()),
+            json!({}),
+        );
+        self.on_new_partition_creation(cx, &added)
+    }
+}

@@ -1,0 +1,54 @@
+//! `Io`: what a broker handler may touch while it handles one event — the
+//! ZooKeeper server (only through requests), the PRNG, the clock — and where
+//! its effects go. The simulator builds one per event and applies the
+//! effects afterwards.
+
+use super::BrokerId;
+use crate::sim::effect::Effects;
+use crate::sim::{Millis, Rng};
+use crate::trace::Record;
+use crate::zookeeper::{Notification, ZooKeeper};
+use serde_json::Value;
+
+/// One ZooKeeper round trip from a broker: 1-3 ms on a local network.
+pub const ZK_ROUND_TRIP_US: (u64, u64) = (1_000, 3_000);
+/// One broker-to-broker request: 1-3 ms.
+pub const NETWORK_US: (u64, u64) = (1_000, 3_000);
+
+pub struct Io<'a> {
+    pub now: Millis,
+    pub zk: &'a mut ZooKeeper,
+    pub rng: &'a mut Rng,
+    pub broker_id: BrokerId,
+    pub fx: Effects,
+    /// Watch notifications the broker's writes triggered, for the simulator to deliver.
+    pub notifications: Vec<Notification>,
+    /// Virtual time the handling thread has spent so far (ZooKeeper round
+    /// trips), in microseconds: messages leave after it.
+    pub cost_us: u64,
+}
+
+impl<'a> Io<'a> {
+    pub fn new(now: Millis, zk: &'a mut ZooKeeper, rng: &'a mut Rng, broker_id: BrokerId) -> Io<'a> {
+        Io { now, zk, rng, broker_id, fx: Effects::default(), notifications: Vec::new(), cost_us: 0 }
+    }
+
+    pub fn cost_ms(&self) -> u64 {
+        self.cost_us.div_ceil(1000)
+    }
+
+    pub fn record(&mut self, actor: &str, kind: &'static str, source: &'static str, summary: String, detail: Value) {
+        self.fx.record(Record { actor: actor.to_string(), kind, summary, source, detail });
+    }
+
+    /// A network delay in milliseconds after the thread's current cost.
+    pub fn departure_delay_ms(&mut self) -> u64 {
+        let (lo, hi) = NETWORK_US;
+        (self.cost_us + self.rng.range_inclusive(lo, hi)).div_ceil(1000)
+    }
+
+    pub fn zk_round_trip(&mut self) {
+        let (lo, hi) = ZK_ROUND_TRIP_US;
+        self.cost_us += self.rng.range_inclusive(lo, hi);
+    }
+}

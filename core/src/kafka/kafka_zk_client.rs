@@ -1,0 +1,211 @@
+//! `kafka.zk.KafkaZkClient`: the named operations Kafka performs on
+//! ZooKeeper, built from single requests on the broker's session. Each request
+//! is recorded as a step, with the Kafka method that made it.
+
+use super::io::Io;
+use super::zk_data::{self, BrokerInfo, LeaderIsrAndControllerEpoch, ReplicaAssignment};
+use super::zookeeper_client::{WriteError, ZooKeeperClient};
+use super::BrokerId;
+use crate::scenario::TopicPartition;
+use crate::zookeeper::{CreateMode, KeeperError, Request, Response};
+use std::collections::BTreeMap;
+
+pub const PERSISTENT: CreateMode = CreateMode { ephemeral: false, sequential: false };
+pub const EPHEMERAL: CreateMode = CreateMode { ephemeral: true, sequential: false };
+pub const PERSISTENT_SEQUENTIAL: CreateMode = CreateMode { ephemeral: false, sequential: true };
+
+/// `getControllerId`: who `/controller` names (re-arming its watch).
+pub fn get_controller_id(zkc: &mut ZooKeeperClient, io: &mut Io, actor: &str) -> Result<Option<BrokerId>, KeeperError> {
+    match zkc.get_data(io, actor, "KafkaZkClient.getControllerId", zk_data::CONTROLLER) {
+        Ok((data, _)) => Ok(zk_data::decode_controller(&data)),
+        Err(KeeperError::NoNode) => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+/// `getAllBrokerAndEpochsInCluster`: every registered broker with its epoch
+/// (the czxid of its registration), re-arming the child watch.
+pub fn get_all_broker_and_epochs(
+    zkc: &mut ZooKeeperClient,
+    io: &mut Io,
+    actor: &str,
+) -> Result<BTreeMap<BrokerId, (BrokerInfo, i64)>, KeeperError> {
+    let src = "KafkaZkClient.getAllBrokerAndEpochsInCluster";
+    let mut ids: Vec<BrokerId> = zkc.get_children(io, actor, src, zk_data::BROKER_IDS)?.iter().filter_map(|c| c.parse().ok()).collect();
+    ids.sort_unstable();
+    let mut out = BTreeMap::new();
+    for id in ids {
+        match zkc.get_data(io, actor, src, &zk_data::broker_path(id)) {
+            Ok((data, stat)) => {
+                if let Some(info) = BrokerInfo::decode(id, &data) {
+                    out.insert(id, (info, stat.czxid));
+                }
+            }
+            Err(KeeperError::NoNode) => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(out)
+}
+
+/// `getBroker`.
+pub fn get_broker(zkc: &mut ZooKeeperClient, io: &mut Io, actor: &str, id: BrokerId) -> Result<Option<BrokerInfo>, KeeperError> {
+    match zkc.get_data(io, actor, "KafkaZkClient.getBroker", &zk_data::broker_path(id)) {
+        Ok((data, _)) => Ok(BrokerInfo::decode(id, &data)),
+        Err(KeeperError::NoNode) => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+/// `getAllTopicsInCluster` (with the child watch when a handler is registered).
+pub fn get_all_topics(zkc: &mut ZooKeeperClient, io: &mut Io, actor: &str) -> Result<Vec<String>, KeeperError> {
+    match zkc.get_children(io, actor, "KafkaZkClient.getAllTopicsInCluster", zk_data::BROKER_TOPICS) {
+        Err(KeeperError::NoNode) => Ok(Vec::new()),
+        other => other,
+    }
+}
+
+/// `getFullReplicaAssignmentForTopics`.
+pub fn get_replica_assignment(
+    zkc: &mut ZooKeeperClient,
+    io: &mut Io,
+    actor: &str,
+    topics: &[String],
+) -> Result<BTreeMap<String, BTreeMap<i32, ReplicaAssignment>>, KeeperError> {
+    let mut out = BTreeMap::new();
+    for t in topics {
+        match zkc.get_data(io, actor, "KafkaZkClient.getFullReplicaAssignmentForTopics", &zk_data::topic_path(t)) {
+            Ok((data, _)) => {
+                if let Some(a) = zk_data::decode_topic(&data) {
+                    out.insert(t.clone(), a);
+                }
+            }
+            Err(KeeperError::NoNode) => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(out)
+}
+
+/// `getTopicPartitionStates`: partitions without a state znode are left out.
+pub fn get_topic_partition_states(
+    zkc: &mut ZooKeeperClient,
+    io: &mut Io,
+    actor: &str,
+    tps: &[TopicPartition],
+) -> Result<BTreeMap<TopicPartition, LeaderIsrAndControllerEpoch>, KeeperError> {
+    let mut out = BTreeMap::new();
+    for tp in tps {
+        match zkc.get_data(io, actor, "KafkaZkClient.getTopicPartitionStates", &zk_data::partition_state_path(tp)) {
+            Ok((data, stat)) => {
+                if let Some(l) = LeaderIsrAndControllerEpoch::decode(&data, stat.version) {
+                    out.insert(tp.clone(), l);
+                }
+            }
+            Err(KeeperError::NoNode) => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(out)
+}
+
+/// `createTopicPartitionStatesRaw`: `/partitions`, `/partitions/<p>` (their
+/// NodeExists ignored) and `/state`, each fenced by the controller epoch.
+pub fn create_topic_partition_state(
+    zkc: &mut ZooKeeperClient,
+    io: &mut Io,
+    actor: &str,
+    tp: &TopicPartition,
+    l: &LeaderIsrAndControllerEpoch,
+    epoch_zk_version: i32,
+) -> Result<(), WriteError> {
+    let src = "KafkaZkClient.createTopicPartitionStatesRaw";
+    for path in [zk_data::partitions_path(&tp.topic), zk_data::partition_path(tp)] {
+        match zkc.fenced(io, actor, src, epoch_zk_version, Request::Create { path, data: Vec::new(), mode: PERSISTENT }) {
+            Ok(_) | Err(WriteError::Keeper(KeeperError::NodeExists)) => {}
+            Err(e) => return Err(e),
+        }
+    }
+    let path = zk_data::partition_state_path(tp);
+    zkc.fenced(io, actor, src, epoch_zk_version, Request::Create { path, data: l.encode(), mode: PERSISTENT }).map(|_| ())
+}
+
+/// `updateLeaderAndIsr` for one partition: a conditional set on the cached
+/// zkVersion, fenced. Ok(new zkVersion); BadVersion means "re-read and retry".
+pub fn update_leader_and_isr(
+    zkc: &mut ZooKeeperClient,
+    io: &mut Io,
+    actor: &str,
+    source: &'static str,
+    tp: &TopicPartition,
+    l: &LeaderIsrAndControllerEpoch,
+    epoch_zk_version: i32,
+) -> Result<i32, WriteError> {
+    let req = Request::SetData { path: zk_data::partition_state_path(tp), data: l.encode(), version: l.zk_version };
+    match zkc.fenced(io, actor, source, epoch_zk_version, req)? {
+        Response::SetData { stat } => Ok(stat.version),
+        _ => Ok(l.zk_version + 1),
+    }
+}
+
+/// A fenced delete (`deletePath` with the controller epoch check).
+pub fn fenced_delete(
+    zkc: &mut ZooKeeperClient,
+    io: &mut Io,
+    actor: &str,
+    source: &'static str,
+    path: &str,
+    epoch_zk_version: i32,
+) -> Result<(), WriteError> {
+    match zkc.fenced(io, actor, source, epoch_zk_version, Request::Delete { path: path.into(), version: -1 }) {
+        Ok(_) | Err(WriteError::Keeper(KeeperError::NoNode)) => Ok(()),
+        Err(e) => Err(e),
+    }
+}
+
+/// `deleteRecursive`, fenced: children first.
+pub fn fenced_delete_recursive(
+    zkc: &mut ZooKeeperClient,
+    io: &mut Io,
+    actor: &str,
+    source: &'static str,
+    path: &str,
+    epoch_zk_version: i32,
+) -> Result<(), WriteError> {
+    let children = match zkc.get_children(io, actor, source, path) {
+        Ok(c) => c,
+        Err(KeeperError::NoNode) => return Ok(()),
+        Err(e) => return Err(WriteError::Keeper(e)),
+    };
+    for c in children {
+        fenced_delete_recursive(zkc, io, actor, source, &crate::zookeeper::path::join(path, &c), epoch_zk_version)?;
+    }
+    fenced_delete(zkc, io, actor, source, path, epoch_zk_version)
+}
+
+/// `registerBroker`: the two-op multi (create the ephemeral empty, then set
+/// its data) so that the broker epoch is the czxid; returns that epoch.
+pub fn register_broker(zkc: &mut ZooKeeperClient, io: &mut Io, actor: &str, path: &str, data: Vec<u8>) -> Result<i64, KeeperError> {
+    let src = "KafkaZkClient.registerBroker";
+    let multi = Request::Multi(vec![
+        Request::Create { path: path.into(), data: Vec::new(), mode: EPHEMERAL },
+        Request::SetData { path: path.into(), data, version: 0 },
+    ]);
+    match zkc.call(io, actor, src, multi) {
+        Ok(Response::Multi(rs)) => match rs.last() {
+            Some(Response::SetData { stat }) => Ok(stat.czxid),
+            _ => Err(KeeperError::BadArguments),
+        },
+        Ok(_) => Err(KeeperError::BadArguments),
+        Err(e) if e.code() == KeeperError::NodeExists => {
+            // Ours already (the same session): success with the existing stat.
+            let stat = zkc.exists(io, actor, src, path)?.ok_or(KeeperError::NoNode)?;
+            if Some(stat.ephemeral_owner) == zkc.session {
+                Ok(stat.czxid)
+            } else {
+                Err(KeeperError::NodeExists)
+            }
+        }
+        Err(e) => Err(e.code()),
+    }
+}

@@ -1,0 +1,118 @@
+//! The control-plane requests between the controller and the brokers
+//! (LeaderAndIsr, UpdateMetadata, StopReplica, ControlledShutdown), with the
+//! fields the simulator uses, and Kafka's error codes for them.
+
+use super::zk_data::BrokerInfo;
+use super::BrokerId;
+use crate::scenario::TopicPartition;
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// `org.apache.kafka.common.protocol.Errors`, the codes the control plane uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[allow(non_camel_case_types, clippy::upper_case_acronyms)]
+pub enum Errors {
+    NONE,
+    STALE_CONTROLLER_EPOCH,
+    STALE_BROKER_EPOCH,
+    FENCED_LEADER_EPOCH,
+    KAFKA_STORAGE_ERROR,
+    UNKNOWN_TOPIC_OR_PARTITION,
+    NOT_CONTROLLER,
+    BROKER_NOT_AVAILABLE,
+    ELECTION_NOT_NEEDED,
+    PREFERRED_LEADER_NOT_AVAILABLE,
+    INVALID_TOPIC_EXCEPTION,
+}
+
+/// Per partition in a LeaderAndIsr request.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct LeaderAndIsrPartitionState {
+    pub topic: String,
+    pub partition: i32,
+    pub controller_epoch: i32,
+    pub leader: BrokerId,
+    pub leader_epoch: i32,
+    pub isr: Vec<BrokerId>,
+    pub zk_version: i32,
+    pub replicas: Vec<BrokerId>,
+    pub adding_replicas: Vec<BrokerId>,
+    pub removing_replicas: Vec<BrokerId>,
+    pub is_new: bool,
+}
+
+impl LeaderAndIsrPartitionState {
+    pub fn tp(&self) -> TopicPartition {
+        TopicPartition { topic: self.topic.clone(), partition: self.partition }
+    }
+}
+
+/// Per partition in an UpdateMetadata request.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct UpdateMetadataPartitionState {
+    pub topic: String,
+    pub partition: i32,
+    pub controller_epoch: i32,
+    pub leader: BrokerId,
+    pub leader_epoch: i32,
+    pub isr: Vec<BrokerId>,
+    pub zk_version: i32,
+    pub replicas: Vec<BrokerId>,
+    pub offline_replicas: Vec<BrokerId>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct StopReplicaPartitionState {
+    pub topic: String,
+    pub partition: i32,
+    pub leader_epoch: i32,
+    pub delete_partition: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ControlRequest {
+    LeaderAndIsr {
+        controller_id: BrokerId,
+        controller_epoch: i32,
+        broker_epoch: i64,
+        partitions: Vec<LeaderAndIsrPartitionState>,
+        live_leaders: Vec<BrokerId>,
+    },
+    UpdateMetadata {
+        controller_id: BrokerId,
+        controller_epoch: i32,
+        broker_epoch: i64,
+        partitions: Vec<UpdateMetadataPartitionState>,
+        live_brokers: Vec<BrokerInfo>,
+    },
+    StopReplica {
+        controller_id: BrokerId,
+        controller_epoch: i32,
+        broker_epoch: i64,
+        partitions: Vec<StopReplicaPartitionState>,
+    },
+    /// Broker → controller: "I am shutting down, move my leaders".
+    ControlledShutdown {
+        broker_id: BrokerId,
+        broker_epoch: i64,
+    },
+}
+
+impl ControlRequest {
+    pub fn name(&self) -> &'static str {
+        match self {
+            ControlRequest::LeaderAndIsr { .. } => "LeaderAndIsr",
+            ControlRequest::UpdateMetadata { .. } => "UpdateMetadata",
+            ControlRequest::StopReplica { .. } => "StopReplica",
+            ControlRequest::ControlledShutdown { .. } => "ControlledShutdown",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ControlResponse {
+    LeaderAndIsr { error: Errors, partition_errors: BTreeMap<TopicPartition, Errors> },
+    UpdateMetadata { error: Errors },
+    StopReplica { error: Errors, partition_errors: BTreeMap<TopicPartition, Errors> },
+    ControlledShutdown { error: Errors, remaining: Vec<TopicPartition> },
+}

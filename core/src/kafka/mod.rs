@@ -1,0 +1,17 @@
+//! The Kafka side of the simulation: brokers as Kafka 2.8.2 servers running
+//! with inter.broker.protocol.version=2.6, talking to the simulated ZooKeeper
+//! only through requests, sessions and watches, and to each other through
+//! control requests.
+
+pub mod admin_zk_client;
+pub mod config;
+pub mod controller;
+pub mod io;
+pub mod kafka_zk_client;
+pub mod messages;
+pub mod server;
+pub mod zk_data;
+pub mod zookeeper_client;
+
+/// A broker id (`broker.id`).
+pub type BrokerId = i32;

@@ -1,0 +1,41 @@
+//! `MetadataCache`: what a broker believes about the cluster, as the last
+//! UpdateMetadata told it. It lags ZooKeeper between a change and its
+//! propagation — the lesson of seed 002.
+
+use crate::kafka::messages::UpdateMetadataPartitionState;
+use crate::kafka::zk_data::{BrokerInfo, LEADER_DURING_DELETE};
+use crate::kafka::BrokerId;
+use crate::scenario::TopicPartition;
+use std::collections::BTreeMap;
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct MetadataCache {
+    pub controller_id: Option<BrokerId>,
+    pub controller_epoch: i32,
+    pub live_brokers: BTreeMap<BrokerId, BrokerInfo>,
+    pub partitions: BTreeMap<TopicPartition, UpdateMetadataPartitionState>,
+}
+
+impl MetadataCache {
+    /// `updateMetadata`: partitions of topics being deleted (leader −2) are
+    /// removed; the others replace what was cached.
+    pub fn update(
+        &mut self,
+        controller_id: BrokerId,
+        controller_epoch: i32,
+        live: &[BrokerInfo],
+        partitions: &[UpdateMetadataPartitionState],
+    ) {
+        self.controller_id = Some(controller_id);
+        self.controller_epoch = controller_epoch;
+        self.live_brokers = live.iter().map(|b| (b.id, b.clone())).collect();
+        for p in partitions {
+            let tp = TopicPartition { topic: p.topic.clone(), partition: p.partition };
+            if p.leader == LEADER_DURING_DELETE {
+                self.partitions.remove(&tp);
+            } else {
+                self.partitions.insert(tp, p.clone());
+            }
+        }
+    }
+}

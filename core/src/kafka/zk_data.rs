@@ -1,0 +1,346 @@
+//! `kafka.zk.ZkData`: the znode paths Kafka uses and the JSON it writes there,
+//! field for field (Kafka 2.8.2 running with inter.broker.protocol.version=2.6).
+
+use super::config::ApiVersion;
+use super::BrokerId;
+use crate::scenario::TopicPartition;
+use serde_json::{json, Map, Value};
+use std::collections::BTreeMap;
+
+pub const CONTROLLER: &str = "/controller";
+pub const CONTROLLER_EPOCH: &str = "/controller_epoch";
+pub const BROKER_IDS: &str = "/brokers/ids";
+pub const BROKER_TOPICS: &str = "/brokers/topics";
+pub const CLUSTER_ID: &str = "/cluster/id";
+pub const CONFIG_CHANGES: &str = "/config/changes";
+pub const DELETE_TOPICS: &str = "/admin/delete_topics";
+pub const REASSIGN_PARTITIONS: &str = "/admin/reassign_partitions";
+pub const PREFERRED_REPLICA_ELECTION: &str = "/admin/preferred_replica_election";
+pub const ISR_CHANGE_NOTIFICATION: &str = "/isr_change_notification";
+pub const LOG_DIR_EVENT_NOTIFICATION: &str = "/log_dir_event_notification";
+pub const FEATURE: &str = "/feature";
+pub const ISR_CHANGE_PREFIX: &str = "isr_change_";
+pub const LOG_DIR_EVENT_PREFIX: &str = "log_dir_event_";
+pub const CONFIG_CHANGE_PREFIX: &str = "config_change_";
+
+/// `ZkData.PersistentZkPaths` (2.8): created by every broker at startup.
+pub const PERSISTENT_ZK_PATHS: &[&str] = &[
+    "/consumers",
+    BROKER_IDS,
+    BROKER_TOPICS,
+    CONFIG_CHANGES,
+    DELETE_TOPICS,
+    "/brokers/seqid",
+    ISR_CHANGE_NOTIFICATION,
+    "/latest_producer_id_block",
+    LOG_DIR_EVENT_NOTIFICATION,
+    "/config/topics",
+    "/config/clients",
+    "/config/users",
+    "/config/brokers",
+    "/config/ips",
+];
+
+pub fn broker_path(id: BrokerId) -> String {
+    format!("{BROKER_IDS}/{id}")
+}
+
+pub fn topic_path(topic: &str) -> String {
+    format!("{BROKER_TOPICS}/{topic}")
+}
+
+pub fn partitions_path(topic: &str) -> String {
+    format!("{BROKER_TOPICS}/{topic}/partitions")
+}
+
+pub fn partition_path(tp: &TopicPartition) -> String {
+    format!("{BROKER_TOPICS}/{}/partitions/{}", tp.topic, tp.partition)
+}
+
+pub fn partition_state_path(tp: &TopicPartition) -> String {
+    format!("{}/state", partition_path(tp))
+}
+
+pub fn delete_topic_path(topic: &str) -> String {
+    format!("{DELETE_TOPICS}/{topic}")
+}
+
+pub fn topic_config_path(topic: &str) -> String {
+    format!("/config/topics/{topic}")
+}
+
+/// `BrokerInfo`: what `/brokers/ids/<id>` holds.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BrokerInfo {
+    pub id: BrokerId,
+    pub host: String,
+    pub port: u16,
+    pub rack: Option<String>,
+}
+
+impl BrokerInfo {
+    pub fn endpoint(&self) -> String {
+        format!("PLAINTEXT://{}:{}", self.host, self.port)
+    }
+
+    /// `BrokerIdZNode.encode`: version 4 from IBP 0.10.0-IV1 (the 2.8 builds'
+    /// observed key order), version 2 before. The timestamp is a string.
+    pub fn encode(&self, ibp: ApiVersion, now_ms: u64) -> Vec<u8> {
+        let mut m = Map::new();
+        if ibp >= ApiVersion::V0_10_0 {
+            m.insert("listener_security_protocol_map".into(), json!({"PLAINTEXT": "PLAINTEXT"}));
+        }
+        m.insert("endpoints".into(), json!([self.endpoint()]));
+        if let Some(rack) = &self.rack {
+            m.insert("rack".into(), json!(rack));
+        }
+        m.insert("jmx_port".into(), json!(-1));
+        m.insert("host".into(), json!(self.host));
+        m.insert("timestamp".into(), json!(now_ms.to_string()));
+        m.insert("port".into(), json!(self.port));
+        m.insert("version".into(), json!(if ibp >= ApiVersion::V0_10_0 { 4 } else { 2 }));
+        serde_json::to_vec(&Value::Object(m)).unwrap_or_default()
+    }
+
+    pub fn decode(id: BrokerId, data: &[u8]) -> Option<BrokerInfo> {
+        let v: Value = serde_json::from_slice(data).ok()?;
+        let endpoint = v.get("endpoints")?.as_array()?.first()?.as_str()?.to_string();
+        let hostport = endpoint.split("://").nth(1)?;
+        let (host, port) = hostport.rsplit_once(':')?;
+        Some(BrokerInfo {
+            id,
+            host: host.to_string(),
+            port: port.parse().ok()?,
+            rack: v.get("rack").and_then(|r| r.as_str()).map(String::from),
+        })
+    }
+}
+
+/// `ControllerZNode.encode`.
+pub fn encode_controller(broker: BrokerId, now_ms: u64) -> Vec<u8> {
+    serde_json::to_vec(&json!({"version": 1, "brokerid": broker, "timestamp": now_ms.to_string()})).unwrap_or_default()
+}
+
+/// `ControllerZNode.decode`: the broker id, or None when unreadable.
+pub fn decode_controller(data: &[u8]) -> Option<BrokerId> {
+    let v: Value = serde_json::from_slice(data).ok()?;
+    v.get("brokerid")?.as_i64().map(|id| id as BrokerId)
+}
+
+/// `/controller_epoch` holds a plain integer.
+pub fn decode_controller_epoch(data: &[u8]) -> Option<i32> {
+    std::str::from_utf8(data).ok()?.trim().parse().ok()
+}
+
+/// The leader and ISR of a partition as stored in its state znode
+/// (`LeaderIsrAndControllerEpoch`), with the znode's version as zkVersion.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LeaderIsrAndControllerEpoch {
+    pub leader: BrokerId,
+    pub leader_epoch: i32,
+    pub isr: Vec<BrokerId>,
+    pub zk_version: i32,
+    pub controller_epoch: i32,
+}
+
+pub const NO_LEADER: BrokerId = -1;
+pub const LEADER_DURING_DELETE: BrokerId = -2;
+
+impl LeaderIsrAndControllerEpoch {
+    /// `TopicPartitionStateZNode.encode` (the observed key order).
+    pub fn encode(&self) -> Vec<u8> {
+        serde_json::to_vec(&json!({
+            "controller_epoch": self.controller_epoch,
+            "leader": self.leader,
+            "version": 1,
+            "leader_epoch": self.leader_epoch,
+            "isr": self.isr,
+        }))
+        .unwrap_or_default()
+    }
+
+    pub fn decode(data: &[u8], zk_version: i32) -> Option<LeaderIsrAndControllerEpoch> {
+        let v: Value = serde_json::from_slice(data).ok()?;
+        let isr = v.get("isr")?.as_array()?.iter().map(|b| b.as_i64().map(|b| b as BrokerId)).collect::<Option<Vec<_>>>()?;
+        Some(LeaderIsrAndControllerEpoch {
+            leader: v.get("leader")?.as_i64()? as BrokerId,
+            leader_epoch: v.get("leader_epoch")?.as_i64()? as i32,
+            isr,
+            zk_version,
+            controller_epoch: v.get("controller_epoch")?.as_i64()? as i32,
+        })
+    }
+}
+
+/// `ReplicaAssignment`: replicas in preference order, and the replicas being
+/// added and removed by a reassignment in progress.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ReplicaAssignment {
+    pub replicas: Vec<BrokerId>,
+    pub adding: Vec<BrokerId>,
+    pub removing: Vec<BrokerId>,
+}
+
+impl ReplicaAssignment {
+    pub fn new(replicas: Vec<BrokerId>) -> ReplicaAssignment {
+        ReplicaAssignment { replicas, adding: Vec::new(), removing: Vec::new() }
+    }
+
+    pub fn is_being_reassigned(&self) -> bool {
+        !self.adding.is_empty() || !self.removing.is_empty()
+    }
+
+    /// `replicas - adding`.
+    pub fn origin_replicas(&self) -> Vec<BrokerId> {
+        self.replicas.iter().copied().filter(|r| !self.adding.contains(r)).collect()
+    }
+
+    /// `replicas - removing`.
+    pub fn target_replicas(&self) -> Vec<BrokerId> {
+        self.replicas.iter().copied().filter(|r| !self.removing.contains(r)).collect()
+    }
+
+    /// `reassignTo(target)`: full = (target ++ origin).distinct.
+    pub fn reassign_to(&self, target: &[BrokerId]) -> ReplicaAssignment {
+        let origin = self.origin_replicas();
+        let mut full: Vec<BrokerId> = Vec::new();
+        for r in target.iter().chain(origin.iter()) {
+            if !full.contains(r) {
+                full.push(*r);
+            }
+        }
+        let adding = full.iter().copied().filter(|r| !origin.contains(r)).collect();
+        let removing = full.iter().copied().filter(|r| !target.contains(r)).collect();
+        ReplicaAssignment { replicas: full, adding, removing }
+    }
+}
+
+/// `TopicZNode.encode` version 2 (IBP below 2.8-IV0 writes no topic id).
+pub fn encode_topic(assignment: &BTreeMap<i32, ReplicaAssignment>) -> Vec<u8> {
+    let part = |f: &dyn Fn(&ReplicaAssignment) -> Option<Vec<BrokerId>>| -> Value {
+        let mut m = Map::new();
+        for (p, a) in assignment {
+            if let Some(v) = f(a) {
+                m.insert(p.to_string(), json!(v));
+            }
+        }
+        Value::Object(m)
+    };
+    let partitions = part(&|a| Some(a.replicas.clone()));
+    let adding = part(&|a| (!a.adding.is_empty()).then(|| a.adding.clone()));
+    let removing = part(&|a| (!a.removing.is_empty()).then(|| a.removing.clone()));
+    serde_json::to_vec(&json!({"version": 2, "partitions": partitions, "adding_replicas": adding, "removing_replicas": removing}))
+        .unwrap_or_default()
+}
+
+/// `TopicZNode.decode`: tolerates v1 and missing adding/removing maps.
+pub fn decode_topic(data: &[u8]) -> Option<BTreeMap<i32, ReplicaAssignment>> {
+    let v: Value = serde_json::from_slice(data).ok()?;
+    let list = |m: Option<&Value>, p: &str| -> Vec<BrokerId> {
+        m.and_then(|m| m.get(p))
+            .and_then(|l| l.as_array())
+            .map(|l| l.iter().filter_map(|b| b.as_i64()).map(|b| b as BrokerId).collect())
+            .unwrap_or_default()
+    };
+    let mut out = BTreeMap::new();
+    for (p, _) in v.get("partitions")?.as_object()? {
+        let pid = p.parse::<i32>().ok()?;
+        out.insert(
+            pid,
+            ReplicaAssignment {
+                replicas: list(v.get("partitions"), p),
+                adding: list(v.get("adding_replicas"), p),
+                removing: list(v.get("removing_replicas"), p),
+            },
+        );
+    }
+    Some(out)
+}
+
+/// `{"version":1,"partitions":[{"topic":"t","partition":0},...]}`: the
+/// ISR-change and preferred-election payloads.
+pub fn encode_partitions(partitions: &[TopicPartition]) -> Vec<u8> {
+    let list: Vec<Value> = partitions.iter().map(|tp| json!({"topic": tp.topic, "partition": tp.partition})).collect();
+    serde_json::to_vec(&json!({"version": 1, "partitions": list})).unwrap_or_default()
+}
+
+pub fn decode_partitions(data: &[u8]) -> Option<Vec<TopicPartition>> {
+    let v: Value = serde_json::from_slice(data).ok()?;
+    v.get("partitions")?
+        .as_array()?
+        .iter()
+        .map(|p| Some(TopicPartition { topic: p.get("topic")?.as_str()?.to_string(), partition: p.get("partition")?.as_i64()? as i32 }))
+        .collect()
+}
+
+/// `/admin/reassign_partitions` (version 1).
+pub fn encode_reassignment(moves: &BTreeMap<TopicPartition, Vec<BrokerId>>) -> Vec<u8> {
+    let list: Vec<Value> = moves.iter().map(|(tp, r)| json!({"topic": tp.topic, "partition": tp.partition, "replicas": r})).collect();
+    serde_json::to_vec(&json!({"version": 1, "partitions": list})).unwrap_or_default()
+}
+
+pub fn decode_reassignment(data: &[u8]) -> Option<BTreeMap<TopicPartition, Vec<BrokerId>>> {
+    let v: Value = serde_json::from_slice(data).ok()?;
+    let mut out = BTreeMap::new();
+    for p in v.get("partitions")?.as_array()? {
+        let tp = TopicPartition { topic: p.get("topic")?.as_str()?.to_string(), partition: p.get("partition")?.as_i64()? as i32 };
+        let replicas = p.get("replicas")?.as_array()?.iter().map(|b| b.as_i64().map(|b| b as BrokerId)).collect::<Option<Vec<_>>>()?;
+        out.insert(tp, replicas);
+    }
+    Some(out)
+}
+
+/// `/cluster/id`: note that the version is the string "1".
+pub fn encode_cluster_id(id: &str) -> Vec<u8> {
+    serde_json::to_vec(&json!({"version": "1", "id": id})).unwrap_or_default()
+}
+
+/// `/feature` as a 2.8 controller at IBP below 2.7 writes it: Disabled.
+pub fn encode_feature_disabled() -> Vec<u8> {
+    serde_json::to_vec(&json!({"version": 1, "status": 0, "features": {}})).unwrap_or_default()
+}
+
+/// A sequence number from a sequential child name (`isr_change_0000000003` → 3).
+pub fn sequence_number(name: &str, prefix: &str) -> Option<u64> {
+    name.strip_prefix(prefix)?.parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reassign_to_follows_kafkas_examples() {
+        let a = ReplicaAssignment::new(vec![1, 2, 3, 4]).reassign_to(&[4, 2, 5, 3]);
+        assert_eq!((a.replicas, a.adding, a.removing), (vec![4, 2, 5, 3, 1], vec![5], vec![1]));
+        let a = ReplicaAssignment::new(vec![1, 2, 3]).reassign_to(&[4, 5, 6]);
+        assert_eq!((a.replicas, a.adding, a.removing), (vec![4, 5, 6, 1, 2, 3], vec![4, 5, 6], vec![1, 2, 3]));
+        let a = ReplicaAssignment::new(vec![1, 2, 3]).reassign_to(&[3, 1, 2]);
+        assert!(!a.is_being_reassigned());
+    }
+
+    #[test]
+    fn json_shapes() {
+        let s = LeaderIsrAndControllerEpoch { leader: 0, leader_epoch: 0, isr: vec![0, 1, 2], zk_version: 0, controller_epoch: 1 };
+        assert_eq!(
+            String::from_utf8(s.encode()).unwrap(),
+            r#"{"controller_epoch":1,"leader":0,"version":1,"leader_epoch":0,"isr":[0,1,2]}"#
+        );
+        assert_eq!(LeaderIsrAndControllerEpoch::decode(&s.encode(), 3).unwrap().zk_version, 3);
+        let b = BrokerInfo { id: 1, host: "broker1".into(), port: 9092, rack: None };
+        assert_eq!(
+            String::from_utf8(b.encode(ApiVersion::V2_6, 42)).unwrap(),
+            r#"{"listener_security_protocol_map":{"PLAINTEXT":"PLAINTEXT"},"endpoints":["PLAINTEXT://broker1:9092"],"jmx_port":-1,"host":"broker1","timestamp":"42","port":9092,"version":4}"#
+        );
+        assert_eq!(BrokerInfo::decode(1, &b.encode(ApiVersion::V2_6, 1)), Some(b));
+        let mut t = BTreeMap::new();
+        t.insert(0, ReplicaAssignment::new(vec![1, 2]));
+        assert_eq!(
+            String::from_utf8(encode_topic(&t)).unwrap(),
+            r#"{"version":2,"partitions":{"0":[1,2]},"adding_replicas":{},"removing_replicas":{}}"#
+        );
+        assert_eq!(decode_topic(&encode_topic(&t)).unwrap(), t);
+        assert_eq!(String::from_utf8(encode_controller(1, 5)).unwrap(), r#"{"version":1,"brokerid":1,"timestamp":"5"}"#);
+        assert_eq!(sequence_number("isr_change_0000000012", ISR_CHANGE_PREFIX), Some(12));
+    }
+}

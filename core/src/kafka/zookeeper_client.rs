@@ -1,0 +1,325 @@
+//! `kafka.zookeeper.ZooKeeperClient`: a broker's session with ZooKeeper and
+//! its registry of change handlers. As in Kafka, registering a handler sets no
+//! watch: a watch is armed only when a read is issued on a path that has a
+//! handler, and every handler re-reads its path while it runs, re-arming it.
+
+use super::io::Io;
+use super::BrokerId;
+use crate::console::{session_hex, stat_json};
+use crate::scenario::TopicPartition;
+use crate::zookeeper::{CreateMode, EventType, KeeperError, Request, Response, SessionId, Stat, ZkError, ZkResult};
+use serde_json::{json, Map, Value};
+use std::collections::BTreeMap;
+
+/// `ZNodeChildChangeHandler`s Kafka registers, by what they do on a change.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ChildHandler {
+    BrokerChange,
+    TopicChange,
+    TopicDeletion,
+    IsrChangeNotification,
+    LogDirEventNotification,
+    ConfigChangeNotification,
+}
+
+/// `ZNodeChangeHandler`s (creation, deletion, data change of one node).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum NodeHandler {
+    ControllerChange,
+    BrokerModifications(BrokerId),
+    PartitionModifications(String),
+    PartitionReassignment,
+    PreferredReplicaElection,
+    PartitionReassignmentIsrChange(TopicPartition),
+}
+
+/// What a handler asks for when its watch fires.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum HandlerCall {
+    Child(ChildHandler),
+    Node(NodeHandler, EventType),
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ZooKeeperClient {
+    pub session: Option<SessionId>,
+    child_handlers: BTreeMap<String, ChildHandler>,
+    node_handlers: BTreeMap<String, NodeHandler>,
+}
+
+/// A write through the controller's fence failed because another controller
+/// has been elected since (`ControllerMovedException`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum WriteError {
+    ControllerMoved,
+    Keeper(KeeperError),
+}
+
+impl ZooKeeperClient {
+    pub fn register_child_handler(&mut self, path: &str, h: ChildHandler) {
+        self.child_handlers.insert(path.to_string(), h);
+    }
+
+    pub fn unregister_child_handler(&mut self, path: &str) {
+        self.child_handlers.remove(path);
+    }
+
+    pub fn register_node_handler(&mut self, path: &str, h: NodeHandler) {
+        self.node_handlers.insert(path.to_string(), h);
+    }
+
+    pub fn unregister_node_handler(&mut self, path: &str) {
+        self.node_handlers.remove(path);
+    }
+
+    pub fn unregister_node_handlers_where(&mut self, pred: impl Fn(&NodeHandler) -> bool) {
+        self.node_handlers.retain(|_, h| !pred(h));
+    }
+
+    pub fn has_child_handler(&self, path: &str) -> bool {
+        self.child_handlers.contains_key(path)
+    }
+
+    /// `ZooKeeperClientWatcher.process`: which handler a notification reaches.
+    pub fn dispatch(&self, event: EventType, path: &str) -> Option<HandlerCall> {
+        match event {
+            EventType::NodeChildrenChanged => self.child_handlers.get(path).cloned().map(HandlerCall::Child),
+            _ => self.node_handlers.get(path).cloned().map(|h| HandlerCall::Node(h, event)),
+        }
+    }
+
+    /// Sends one request on the session, paying a round trip, and records it.
+    pub fn call(&mut self, io: &mut Io, actor: &str, source: &'static str, request: Request) -> ZkResult {
+        io.zk_round_trip();
+        let Some(session) = self.session else {
+            return Err(ZkError::Keeper(KeeperError::SessionExpired));
+        };
+        let (result, notifications) = io.zk.process(io.now, session, &request);
+        io.notifications.extend(notifications);
+        record_request(io, actor, source, &request, &result);
+        result
+    }
+
+    pub fn get_children(&mut self, io: &mut Io, actor: &str, source: &'static str, path: &str) -> Result<Vec<String>, KeeperError> {
+        let watch = self.child_handlers.contains_key(path);
+        match self.call(io, actor, source, Request::GetChildren { path: path.into(), watch }) {
+            Ok(Response::Children { children, .. }) => Ok(children),
+            Ok(_) => Err(KeeperError::BadArguments),
+            Err(e) => Err(e.code()),
+        }
+    }
+
+    pub fn get_data(&mut self, io: &mut Io, actor: &str, source: &'static str, path: &str) -> Result<(Vec<u8>, Stat), KeeperError> {
+        let watch = self.node_handlers.contains_key(path);
+        match self.call(io, actor, source, Request::GetData { path: path.into(), watch }) {
+            Ok(Response::Data { data, stat }) => Ok((data, stat)),
+            Ok(_) => Err(KeeperError::BadArguments),
+            Err(e) => Err(e.code()),
+        }
+    }
+
+    /// `exists`, arming the watch when a handler is registered.
+    pub fn exists(&mut self, io: &mut Io, actor: &str, source: &'static str, path: &str) -> Result<Option<Stat>, KeeperError> {
+        let watch = self.node_handlers.contains_key(path);
+        match self.call(io, actor, source, Request::Exists { path: path.into(), watch }) {
+            Ok(Response::Exists { stat }) => Ok(Some(stat)),
+            Ok(_) => Err(KeeperError::BadArguments),
+            Err(ZkError::Keeper(KeeperError::NoNode)) => Ok(None),
+            Err(e) => Err(e.code()),
+        }
+    }
+
+    pub fn create(
+        &mut self,
+        io: &mut Io,
+        actor: &str,
+        source: &'static str,
+        path: &str,
+        data: Vec<u8>,
+        mode: CreateMode,
+    ) -> Result<String, KeeperError> {
+        match self.call(io, actor, source, Request::Create { path: path.into(), data, mode }) {
+            Ok(Response::Created { path }) => Ok(path),
+            Ok(_) => Err(KeeperError::BadArguments),
+            Err(e) => Err(e.code()),
+        }
+    }
+
+    /// Creates `path` and any missing parents (persistent, empty), as
+    /// `KafkaZkClient.createRecursive` does; NodeExists on the last is an error.
+    pub fn create_recursive(
+        &mut self,
+        io: &mut Io,
+        actor: &str,
+        source: &'static str,
+        path: &str,
+        data: Vec<u8>,
+    ) -> Result<(), KeeperError> {
+        match self.create(io, actor, source, path, data.clone(), CreateMode { ephemeral: false, sequential: false }) {
+            Err(KeeperError::NoNode) => {
+                let parent = crate::zookeeper::path::parent(path).to_string();
+                match self.create_recursive(io, actor, source, &parent, Vec::new()) {
+                    Ok(()) | Err(KeeperError::NodeExists) => {}
+                    Err(e) => return Err(e),
+                }
+                self.create(io, actor, source, path, data, CreateMode { ephemeral: false, sequential: false }).map(|_| ())
+            }
+            other => other.map(|_| ()),
+        }
+    }
+
+    /// A controller write fenced by the `/controller_epoch` zkVersion:
+    /// `multi(check(/controller_epoch, v), op)`. A BadVersion on the check
+    /// means another controller was elected.
+    pub fn fenced(
+        &mut self,
+        io: &mut Io,
+        actor: &str,
+        source: &'static str,
+        epoch_zk_version: i32,
+        op: Request,
+    ) -> Result<Response, WriteError> {
+        let multi = Request::Multi(vec![Request::Check { path: super::zk_data::CONTROLLER_EPOCH.into(), version: epoch_zk_version }, op]);
+        match self.call(io, actor, source, multi) {
+            Ok(Response::Multi(mut rs)) => Ok(rs.pop().unwrap_or(Response::Checked)),
+            Ok(r) => Ok(r),
+            Err(ZkError::Multi(f)) if f.index == 0 => Err(WriteError::ControllerMoved),
+            Err(e) => Err(WriteError::Keeper(e.code())),
+        }
+    }
+}
+
+fn describe(request: &Request) -> Map<String, Value> {
+    let mut d = Map::new();
+    match request {
+        Request::Multi(ops) => {
+            // A fenced write: show the real op, marked as fenced.
+            let fenced = matches!(ops.first(), Some(Request::Check { path, .. }) if path == super::zk_data::CONTROLLER_EPOCH);
+            if let (true, Some(op)) = (fenced && ops.len() == 2, ops.get(1)) {
+                d = describe(op);
+                if let Some(Request::Check { version, .. }) = ops.first() {
+                    d.insert("fenced_by_controller_epoch_zk_version".into(), json!(version));
+                }
+            } else {
+                d.insert("op".into(), json!("multi"));
+                d.insert("path".into(), json!(request.path()));
+                d.insert("ops".into(), json!(ops.iter().map(|o| format!("{} {}", o.op_name(), o.path())).collect::<Vec<_>>()));
+            }
+        }
+        Request::Create { path, data, mode } => {
+            d.insert("op".into(), json!("create"));
+            d.insert("path".into(), json!(path));
+            d.insert("mode".into(), json!(mode_name(*mode)));
+            d.insert("data".into(), json!(String::from_utf8_lossy(data)));
+        }
+        Request::SetData { path, data, version } => {
+            d.insert("op".into(), json!("set"));
+            d.insert("path".into(), json!(path));
+            d.insert("data".into(), json!(String::from_utf8_lossy(data)));
+            d.insert("version".into(), json!(version));
+        }
+        Request::Delete { path, version } => {
+            d.insert("op".into(), json!("delete"));
+            d.insert("path".into(), json!(path));
+            d.insert("version".into(), json!(version));
+        }
+        Request::GetData { path, watch } | Request::Exists { path, watch } | Request::GetChildren { path, watch } => {
+            d.insert("op".into(), json!(request.op_name()));
+            d.insert("path".into(), json!(path));
+            if *watch {
+                d.insert("watch".into(), json!(true));
+            }
+        }
+        Request::Check { path, version } => {
+            d.insert("op".into(), json!("check"));
+            d.insert("path".into(), json!(path));
+            d.insert("version".into(), json!(version));
+        }
+    }
+    d
+}
+
+fn mode_name(m: CreateMode) -> &'static str {
+    match (m.ephemeral, m.sequential) {
+        (false, false) => "PERSISTENT",
+        (true, false) => "EPHEMERAL",
+        (false, true) => "PERSISTENT_SEQUENTIAL",
+        (true, true) => "EPHEMERAL_SEQUENTIAL",
+    }
+}
+
+fn record_request(io: &mut Io, actor: &str, source: &'static str, request: &Request, result: &ZkResult) {
+    let mut d = describe(request);
+    let op = d.get("op").and_then(|v| v.as_str()).unwrap_or("").to_string();
+    let path = d.get("path").and_then(|v| v.as_str()).unwrap_or("").to_string();
+    let watch = if d.contains_key("watch") { " (watch)" } else { "" };
+    let outcome = match result {
+        Err(e) => {
+            d.insert("ok".into(), json!(false));
+            d.insert("error".into(), json!(e.code().name()));
+            if let ZkError::Multi(f) = e {
+                if f.index == 0 && d.contains_key("fenced_by_controller_epoch_zk_version") {
+                    d.insert("controller_moved".into(), json!(true));
+                    return io.record(
+                        actor,
+                        "zk-request",
+                        source,
+                        format!("{op} {path} → BadVersion on /controller_epoch: another controller was elected"),
+                        Value::Object(d),
+                    );
+                }
+            }
+            e.code().name().to_string()
+        }
+        Ok(r) => {
+            d.insert("ok".into(), json!(true));
+            let r = match r {
+                Response::Multi(rs) if d.contains_key("fenced_by_controller_epoch_zk_version") => {
+                    rs.last().cloned().unwrap_or(Response::Checked)
+                }
+                other => other.clone(),
+            };
+            match r {
+                Response::Created { path } => {
+                    d.insert("created".into(), json!(path));
+                    format!("created {path}")
+                }
+                Response::Children { children, .. } => {
+                    let shown = summarize_list(&children);
+                    d.insert("children".into(), json!(children));
+                    shown
+                }
+                Response::Data { data, stat } => {
+                    d.insert("data".into(), json!(String::from_utf8_lossy(&data)));
+                    d.insert("stat".into(), stat_json(&stat));
+                    format!("version {}", stat.version)
+                }
+                Response::Exists { stat } => {
+                    d.insert("stat".into(), stat_json(&stat));
+                    format!("exists, version {}", stat.version)
+                }
+                Response::SetData { stat } => {
+                    d.insert("stat".into(), stat_json(&stat));
+                    format!("version {}", stat.version)
+                }
+                Response::Deleted => "deleted".into(),
+                Response::Checked | Response::Multi(_) => "ok".into(),
+            }
+        }
+    };
+    let summary = format!("{op} {path}{watch} → {outcome}");
+    io.record(actor, "zk-request", source, summary, Value::Object(d));
+}
+
+fn summarize_list(items: &[String]) -> String {
+    if items.len() <= 8 {
+        format!("[{}]", items.join(", "))
+    } else {
+        format!("[{}, ... {} in all]", items[..6].join(", "), items.len())
+    }
+}
+
+/// How a broker's session shows in the trace.
+pub fn session_label(session: Option<SessionId>) -> String {
+    session.map(session_hex).unwrap_or_else(|| "none".into())
+}

@@ -1,0 +1,209 @@
+//! The scenario's Kafka actions on the simulated cluster: declaring and
+//! configuring brokers, starting, killing, pausing them, and the admin tools.
+
+use super::simulation::Sim;
+use super::Event;
+use crate::console::session_hex;
+use crate::kafka::admin_zk_client as admin;
+use crate::kafka::config::KafkaConfig;
+use crate::kafka::controller::KafkaController;
+use crate::kafka::io::Io;
+use crate::kafka::server::{Broker, ProcessState};
+use crate::kafka::zookeeper_client::ZooKeeperClient;
+use crate::kafka::BrokerId;
+use crate::scenario::Command;
+use crate::trace::Record;
+use serde_json::json;
+
+impl Sim {
+    /// Applies a Kafka action now. Err: the action cannot apply (exit 2).
+    pub fn act(&mut self, command: &Command) -> Result<(), String> {
+        match command {
+            Command::BrokerConfig(settings) => {
+                let mut all = self.broker_settings.clone();
+                all.extend(settings.iter().cloned());
+                KafkaConfig::default().with(&all).map_err(|e| e.to_string())?;
+                self.broker_settings = all;
+                Ok(())
+            }
+            Command::Cluster { brokers, log_dirs } => {
+                if !self.brokers.is_empty() {
+                    return Err("the cluster is already declared; a scenario has one cluster line".into());
+                }
+                for id in 0..*brokers as BrokerId {
+                    self.brokers.insert(id, Broker::new(id, *log_dirs));
+                }
+                Ok(())
+            }
+            Command::Start(crate::scenario::StartTarget::Broker(id)) | Command::Restart(id) => self.start_broker(*id),
+            Command::Kill(id) => {
+                self.alive(*id)?;
+                self.with_broker(*id, |b, io| {
+                    b.stop(io, "killed (a crash: no controlled shutdown; its ZooKeeper session lives on until it expires)")
+                });
+                Ok(())
+            }
+            Command::Shutdown(id) => {
+                let b = self.alive(*id)?;
+                if b.state == ProcessState::ShuttingDown {
+                    return Err(format!("broker {id} is already shutting down"));
+                }
+                if b.paused {
+                    return Err(format!("broker {id} is paused; resume it first"));
+                }
+                self.with_broker(*id, |b, io| b.begin_shutdown(io));
+                Ok(())
+            }
+            Command::ExpireSession(id) => self.expire_broker_session(*id),
+            Command::Pause(id) => {
+                let b = self.alive(*id)?;
+                if b.paused {
+                    return Err(format!("broker {id} is already paused"));
+                }
+                self.with_broker(*id, |b, io| {
+                    b.paused = true;
+                    io.record(
+                        &b.actor(),
+                        "broker",
+                        "KafkaServer",
+                        format!("broker {} paused (a long GC pause): it handles nothing and sends no heartbeat", b.id),
+                        json!({}),
+                    );
+                });
+                Ok(())
+            }
+            Command::Resume(id) => {
+                let b = self.alive(*id)?;
+                if !b.paused {
+                    return Err(format!("broker {id} is not paused"));
+                }
+                self.with_broker(*id, |b, io| {
+                    io.record(
+                        &b.actor(),
+                        "broker",
+                        "KafkaServer",
+                        format!("broker {} resumes: {} queued events run now", b.id, b.deferred.len()),
+                        json!({"queued": b.deferred.len()}),
+                    );
+                    b.resume(io);
+                });
+                Ok(())
+            }
+            Command::UpdateBroker { broker, listener } => {
+                self.alive(*broker)?;
+                let (host, port) = listener.rsplit_once(':').ok_or("listener must be HOST:PORT")?;
+                let (host, port) = (host.to_string(), port.parse::<u16>().map_err(|_| "the port must be 0-65535".to_string())?);
+                self.with_broker(*broker, |b, io| b.update_listener(io, host, port));
+                Ok(())
+            }
+            Command::TopicCreate { name, layout, config } => {
+                let declared: Vec<BrokerId> = self.brokers.keys().copied().collect();
+                self.with_admin(|zkc, io| admin::create_topic(zkc, io, &declared, name, layout, config))
+            }
+            Command::TopicDelete { name } => self.with_admin(|zkc, io| admin::delete_topic(zkc, io, name)),
+            Command::Reassign { tp, replicas } => {
+                let declared: Vec<BrokerId> = self.brokers.keys().copied().collect();
+                self.with_admin(|zkc, io| admin::reassign(zkc, io, &declared, tp, replicas))
+            }
+            Command::ElectPreferred(tps) => self.with_admin(|zkc, io| admin::elect_preferred(zkc, io, tps)),
+            other => Err(format!("not implemented yet: {other:?}")),
+        }
+    }
+
+    fn broker(&self, id: BrokerId) -> Result<&Broker, String> {
+        if self.brokers.is_empty() {
+            return Err("no cluster is declared; add a line such as: cluster brokers=3".into());
+        }
+        self.brokers.get(&id).ok_or_else(|| format!("there is no broker {id}; the cluster has brokers 0 to {}", self.brokers.len() - 1))
+    }
+
+    fn alive(&self, id: BrokerId) -> Result<&Broker, String> {
+        let b = self.broker(id)?;
+        if !b.is_alive() {
+            return Err(format!("broker {id} is not running (it is {})", b.state_name()));
+        }
+        Ok(b)
+    }
+
+    /// `start broker ID` / `restart broker ID`: KafkaServer.startup.
+    pub fn start_broker(&mut self, id: BrokerId) -> Result<(), String> {
+        let b = self.broker(id)?;
+        if b.is_alive() {
+            return Err(format!("broker {id} is already {}; kill or shut it down first", b.state_name()));
+        }
+        let config = KafkaConfig::default().with(&self.broker_settings).map_err(|e| e.to_string())?;
+        self.with_broker(id, |b, io| b.startup(io, config));
+        Ok(())
+    }
+
+    /// The declared brokers that are not running, in id order.
+    pub fn stopped_brokers(&self) -> Vec<BrokerId> {
+        self.brokers.values().filter(|b| !b.is_alive()).map(|b| b.id).collect()
+    }
+
+    /// Whether broker `id` has finished starting: registered, and its
+    /// controller has tried the election (or the start failed).
+    pub fn broker_settled(&self, id: BrokerId) -> bool {
+        self.brokers.get(&id).map(|b| !b.is_alive() || b.controller_started).unwrap_or(true)
+    }
+
+    /// `expire-session broker ID`: the server expires the session now; the
+    /// process lives on and finds out.
+    fn expire_broker_session(&mut self, id: BrokerId) -> Result<(), String> {
+        let b = self.alive(id)?;
+        let Some(session) = b.zkc.session else {
+            return Err(format!("broker {id} has no ZooKeeper session"));
+        };
+        let incarnation = b.incarnation;
+        let ephemerals = self.zk.tree().ephemerals_of(session);
+        let notifications = self.zk.end_session(self.now, session).map_err(|e| format!("the session is already gone ({e})"))?;
+        let mut fx = super::effect::Effects::default();
+        fx.record(Record {
+            actor: "zk".into(),
+            kind: "session-expired",
+            summary: format!(
+                "session {} of broker-{id} expired by the server; deleted {} ephemeral znode(s)",
+                session_hex(session),
+                ephemerals.len()
+            ),
+            source: "ZooKeeperServer.expire",
+            detail: json!({"session": session_hex(session), "owner": format!("broker-{id}"), "deleted": ephemerals}),
+        });
+        self.deliver(notifications, &mut fx);
+        fx.schedule(1, Event::Broker { id, incarnation, what: super::event::BrokerEvent::SessionExpired { session } });
+        self.apply(fx);
+        Ok(())
+    }
+
+    /// Runs an admin tool on the tools' session (opened on first use).
+    fn with_admin(&mut self, f: impl FnOnce(&mut ZooKeeperClient, &mut Io) -> admin::AdminResult) -> Result<(), String> {
+        let mut zkc = std::mem::take(&mut self.admin);
+        let mut io = Io::new(self.now, &mut self.zk, &mut self.rng, -1);
+        if zkc.session.is_none() {
+            let s = io.zk.create_session(io.now, admin::ACTOR, 30_000);
+            zkc.session = Some(s);
+            io.record(
+                admin::ACTOR,
+                "zk-session",
+                "ZooKeeper.<init>",
+                format!("the admin tools open session {}", session_hex(s)),
+                json!({"session": session_hex(s)}),
+            );
+        }
+        let result = f(&mut zkc, &mut io);
+        let Io { fx, notifications, .. } = io;
+        let mut fx = fx;
+        self.admin = zkc;
+        self.deliver(notifications, &mut fx);
+        self.apply(fx);
+        result
+    }
+
+    /// The active controller: the broker `/controller` names, if it agrees.
+    pub fn active_controller(&self) -> Option<&KafkaController> {
+        self.brokers
+            .values()
+            .map(|b| &b.controller)
+            .find(|c| c.is_active() && self.brokers.get(&c.broker_id).map(|b| b.is_alive()).unwrap_or(false))
+    }
+}
