@@ -1,0 +1,43 @@
+//! A panic must never leave a dead, blank page: the hook writes a readable
+//! message into a visible banner (and to the console) before the module traps.
+//!
+//! The hook goes in through `yew::set_custom_panic_hook` (which calls
+//! `std::panic::set_hook`): Yew's `Renderer` replaces any hook set otherwise
+//! with its own console-only one.
+
+use wasm_bindgen::JsValue;
+
+/// The `id` (and `data-testid`) of the banner a panic writes into.
+pub const BANNER_ID: &str = "kzsim-panic";
+
+pub fn install_hook() {
+    yew::set_custom_panic_hook(Box::new(|info| {
+        let message = format!(
+            "The sandbox stopped because of a bug: {info}. \
+             Reload the page to start again."
+        );
+        web_sys::console::error_1(&JsValue::from_str(&message));
+        // Best effort: if there is no document to write into, the console
+        // message above is all we can do.
+        let _ = show_banner(&message);
+    }));
+}
+
+fn show_banner(message: &str) -> Option<()> {
+    let document = web_sys::window()?.document()?;
+    let banner = match document.get_element_by_id(BANNER_ID) {
+        Some(banner) => banner,
+        None => {
+            let banner = document.create_element("div").ok()?;
+            banner.set_id(BANNER_ID);
+            banner.set_class_name("kz-panic");
+            banner.set_attribute("role", "alert").ok()?;
+            banner.set_attribute("data-testid", BANNER_ID).ok()?;
+            let body = document.body()?;
+            body.insert_before(&banner, body.first_child().as_ref()).ok()?;
+            banner
+        }
+    };
+    banner.set_text_content(Some(message));
+    Some(())
+}
