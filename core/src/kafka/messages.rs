@@ -23,6 +23,7 @@ pub enum Errors {
     ELECTION_NOT_NEEDED,
     PREFERRED_LEADER_NOT_AVAILABLE,
     INVALID_TOPIC_EXCEPTION,
+    NOT_LEADER_OR_FOLLOWER,
 }
 
 /// Per partition in a LeaderAndIsr request.

@@ -113,6 +113,9 @@ fn brokers(sim: &Sim) -> Map<String, Value> {
                 "state": b.state_name(),
                 "epoch": epoch,
                 "log_dirs": dirs,
+                "checkpoints": b.replica_manager.checkpoints.iter().map(|(d, t)| (d.to_string(), Value::from(t.as_str()))).collect::<Map<String, Value>>(),
+                "checkpoints": b.replica_manager.checkpoints.iter().map(|(d, t)| (d.to_string(), Value::from(t.as_str()))).collect::<Map<String, Value>>(),
+                "offline_replicas": b.replica_manager.offline.iter().map(|tp| tp.to_string()).collect::<Vec<_>>(),
                 "session": b.zkc.session.map(console::session_hex),
                 "controller": b.controller.is_active(),
                 "controller_epoch_seen": b.metadata_cache.controller_epoch,
@@ -121,7 +124,8 @@ fn brokers(sim: &Sim) -> Map<String, Value> {
                     "live_brokers": b.metadata_cache.live_brokers.keys().collect::<Vec<_>>(),
                     "partitions": b.metadata_cache.partitions.iter().map(|(tp, p)| (tp.to_string(), json!({"leader": p.leader, "leader_epoch": p.leader_epoch, "isr": p.isr}))).collect::<Map<String, Value>>(),
                 },
-                "replicas": b.replica_manager.partitions.iter().map(|(tp, h)| (tp.to_string(), json!({"role": format!("{:?}", h.role), "leader": h.leader, "leader_epoch": h.leader_epoch, "zk_version": h.zk_version, "log_dir": h.log_dir}))).collect::<Map<String, Value>>(),
+                "replicas": b.replica_manager.partitions.iter().map(|(tp, h)| (tp.to_string(), json!({"role": format!("{:?}", h.role), "leader": h.leader, "leader_epoch": h.leader_epoch, "zk_version": h.zk_version, "log_dir": h.log_dir, "leo": h.leo, "hw": h.hw, "isr": h.isr}))).collect::<Map<String, Value>>(),
+                "offline_replicas": b.replica_manager.offline.iter().map(|tp| tp.to_string()).collect::<Vec<_>>(),
             });
             (b.id.to_string(), v)
         })

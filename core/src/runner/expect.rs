@@ -87,10 +87,12 @@ fn broker_subject(sim: &Sim, id: i32, aspect: &BrokerAspect) -> Value {
     match aspect {
         BrokerAspect::State => Value::from(b.state_name()),
         BrokerAspect::Epoch => sim.zk().tree().get(&zk_data::broker_path(id)).map(|n| Value::from(n.stat.czxid)).unwrap_or(Value::Null),
-        // Rejected by validation until the replica and config issues land.
-        BrokerAspect::LogDir(_) | BrokerAspect::TopicConfig { .. } | BrokerAspect::LastExecutedChange | BrokerAspect::Checkpoint(_) => {
-            Value::Null
+        BrokerAspect::LogDir(k) => {
+            b.replica_manager.log_dirs.get(*k as usize).map(|ok| Value::from(if *ok { "online" } else { "offline" })).unwrap_or(Value::Null)
         }
+        BrokerAspect::Checkpoint(k) => b.replica_manager.checkpoints.get(k).map(|t| Value::from(t.as_str())).unwrap_or(Value::Null),
+        // Rejected by validation until the dynamic config issue lands.
+        BrokerAspect::TopicConfig { .. } | BrokerAspect::LastExecutedChange => Value::Null,
     }
 }
 

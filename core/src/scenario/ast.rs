@@ -83,14 +83,7 @@ impl Command {
     /// Whether this build simulates the command (the replica and dynamic
     /// config commands arrive with their issues).
     pub fn implemented(&self) -> bool {
-        !matches!(
-            self,
-            Command::Produce { .. }
-                | Command::PauseFetch { .. }
-                | Command::ResumeFetch { .. }
-                | Command::FailLogDir { .. }
-                | Command::ConfigAlter { .. }
-        )
+        !matches!(self, Command::ConfigAlter { .. })
     }
 }
 
@@ -207,15 +200,6 @@ pub enum Subject {
 impl Subject {
     /// Whether this build can evaluate the subject.
     pub fn implemented(&self) -> bool {
-        !matches!(
-            self,
-            Subject::Broker {
-                aspect: BrokerAspect::LogDir(_)
-                    | BrokerAspect::TopicConfig { .. }
-                    | BrokerAspect::LastExecutedChange
-                    | BrokerAspect::Checkpoint(_),
-                ..
-            }
-        )
+        !matches!(self, Subject::Broker { aspect: BrokerAspect::TopicConfig { .. } | BrokerAspect::LastExecutedChange, .. })
     }
 }

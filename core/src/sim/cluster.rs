@@ -106,6 +106,24 @@ impl Sim {
                 self.with_admin(|zkc, io| admin::reassign(zkc, io, &declared, tp, replicas))
             }
             Command::ElectPreferred(tps) => self.with_admin(|zkc, io| admin::elect_preferred(zkc, io, tps)),
+            Command::Produce { tp, messages } => {
+                self.produce(tp, *messages);
+                Ok(())
+            }
+            Command::PauseFetch { broker, tp } | Command::ResumeFetch { broker, tp } => {
+                let paused = matches!(command, Command::PauseFetch { .. });
+                self.alive(*broker)?;
+                self.with_broker(*broker, |b, io| b.set_fetch_paused(io, tp.as_ref(), paused));
+                Ok(())
+            }
+            Command::FailLogDir { broker, dir } => {
+                let b = self.alive(*broker)?;
+                if *dir >= b.log_dirs {
+                    return Err(format!("broker {broker} has log dirs 0 to {}; there is no dir {dir}", b.log_dirs - 1));
+                }
+                self.with_broker(*broker, |b, io| b.report_log_dir_failure(io, *dir));
+                Ok(())
+            }
             other => Err(format!("not implemented yet: {other:?}")),
         }
     }
@@ -197,6 +215,37 @@ impl Sim {
         self.deliver(notifications, &mut fx);
         self.apply(fx);
         result
+    }
+
+    /// `produce`: the producer sends to the broker that leads the partition
+    /// with the newest leader epoch; with none (or a frozen one) it fails.
+    fn produce(&mut self, tp: &crate::scenario::TopicPartition, messages: u64) {
+        use crate::kafka::server::replica_manager::Role;
+        let leader = self
+            .brokers
+            .values()
+            .filter(|b| b.is_alive())
+            .filter_map(|b| {
+                b.replica_manager.partitions.get(tp).filter(|h| h.role == Role::Leader).map(|h| (h.leader_epoch, b.id, b.paused))
+            })
+            .max();
+        let failure = match leader {
+            Some((_, id, false)) => {
+                self.with_broker(id, |b, io| b.append_as_leader(io, tp, messages));
+                return;
+            }
+            Some((_, id, true)) => format!("leader broker {id} does not answer (paused): the produce request times out"),
+            None => "no live broker leads it (NOT_LEADER_OR_FOLLOWER): the produce fails".into(),
+        };
+        let mut fx = super::effect::Effects::default();
+        fx.record(Record {
+            actor: "producer".into(),
+            kind: "produce",
+            summary: format!("produce {messages} records to {tp}: {failure}"),
+            source: "KafkaProducer.send",
+            detail: json!({"partition": tp.to_string(), "ok": false, "error": failure}),
+        });
+        self.apply(fx);
     }
 
     /// The active controller: the broker `/controller` names, if it agrees.

@@ -3,7 +3,7 @@
 use crate::kafka::controller::ControllerTimer;
 use crate::kafka::messages::{ControlRequest, ControlResponse};
 use crate::kafka::BrokerId;
-use crate::scenario::ConsoleOp;
+use crate::scenario::{ConsoleOp, TopicPartition};
 use crate::zookeeper::{Notification, SessionId};
 
 /// A request addressed to "whatever process runs as broker N now" (the
@@ -62,6 +62,49 @@ pub enum BrokerEvent {
         response: ControlResponse,
     },
     ControlledShutdownRetry,
+    /// A follower's fetch (one session per follower-leader pair).
+    FetchRequest {
+        from: BrokerId,
+        from_incarnation: u32,
+        generation: u64,
+        partitions: Vec<(TopicPartition, u64)>,
+    },
+    /// The leader's answer: per partition its LEO and HW (or an error).
+    FetchResponse {
+        from: BrokerId,
+        generation: u64,
+        partitions: Vec<(TopicPartition, FetchResult)>,
+    },
+    /// A fetch parked for lack of new data reaches replica.fetch.wait.max.ms.
+    DelayedFetchExpired {
+        follower: BrokerId,
+        token: u64,
+    },
+    /// A follower waits replica.fetch.backoff.ms after an error.
+    FetchBackoff {
+        leader: BrokerId,
+        generation: u64,
+    },
+    /// One of ReplicaManager's scheduled tasks.
+    ReplicaTask(ReplicaTask),
+    /// The LogDirFailureHandler thread takes the next offline dir.
+    LogDirFailureHandler,
+}
+
+/// `ReplicaManager`'s three scheduled tasks (seed 002).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReplicaTask {
+    HighwatermarkCheckpoint,
+    IsrExpiration,
+    IsrChangePropagation,
+}
+
+/// One partition of a fetch response.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FetchResult {
+    pub error: crate::kafka::messages::Errors,
+    pub leader_leo: u64,
+    pub hw: u64,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -86,7 +129,16 @@ impl Event {
     pub fn is_background(&self) -> bool {
         match self {
             Event::Ping { .. } | Event::SessionCheck { .. } => true,
-            Event::Broker { what, .. } => matches!(what, BrokerEvent::Ping { .. } | BrokerEvent::ControllerTimer(_)),
+            Event::Broker { what, .. } => matches!(
+                what,
+                BrokerEvent::Ping { .. }
+                    | BrokerEvent::ControllerTimer(_)
+                    | BrokerEvent::ReplicaTask(_)
+                    | BrokerEvent::FetchRequest { .. }
+                    | BrokerEvent::FetchResponse { .. }
+                    | BrokerEvent::DelayedFetchExpired { .. }
+                    | BrokerEvent::FetchBackoff { .. }
+            ),
             _ => false,
         }
     }

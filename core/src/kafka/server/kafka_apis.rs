@@ -28,7 +28,7 @@ impl Broker {
                     );
                     ControlResponse::LeaderAndIsr { error: Errors::STALE_BROKER_EPOCH, partition_errors: BTreeMap::new() }
                 } else {
-                    let out = self.replica_manager.become_leader_or_follower(self.id, *controller_epoch, partitions);
+                    let out = self.replica_manager.become_leader_or_follower(self.id, io.now.as_u64(), *controller_epoch, partitions);
                     if let Some(e) = out.error {
                         self.note(
                             io,
@@ -53,6 +53,7 @@ impl Broker {
                             ),
                             json!({"from": from, "became_leader": out.became_leader.iter().map(|t| t.to_string()).collect::<Vec<_>>(), "became_follower": out.became_follower.iter().map(|t| t.to_string()).collect::<Vec<_>>(), "errors": errors, "first": out.first}),
                         );
+                        self.after_leader_and_isr(io, &out.became_leader, &out.became_follower, out.first);
                         ControlResponse::LeaderAndIsr { error: Errors::NONE, partition_errors: out.partition_errors }
                     }
                 }
@@ -88,6 +89,12 @@ impl Broker {
                     ControlResponse::StopReplica { error: Errors::STALE_BROKER_EPOCH, partition_errors: BTreeMap::new() }
                 } else {
                     let (error, partition_errors) = self.replica_manager.stop_replicas(*controller_epoch, partitions);
+                    // Stopped replicas stop fetching (`removeFetcherForPartitions`).
+                    for (tp, _) in partition_errors.iter().filter(|(_, e)| **e == Errors::NONE) {
+                        for s in self.replica_manager.fetchers.values_mut() {
+                            s.partitions.remove(tp);
+                        }
+                    }
                     let errors: BTreeMap<String, Errors> =
                         partition_errors.iter().filter(|(_, e)| **e != Errors::NONE).map(|(tp, e)| (tp.to_string(), *e)).collect();
                     io.record(

@@ -5,6 +5,7 @@
 pub mod kafka_apis;
 pub mod metadata_cache;
 pub mod replica_manager;
+pub mod replication;
 
 use super::config::KafkaConfig;
 use super::controller::{Cx, KafkaController};
@@ -52,6 +53,8 @@ pub struct Broker {
     /// Whether the controller's Startup event has been processed (`start all`
     /// waits for it so that the lowest id becomes controller).
     pub controller_started: bool,
+    /// The newest parked fetch per follower (its expiry token).
+    pub(crate) parked_tokens: std::collections::BTreeMap<BrokerId, u64>,
 }
 
 impl Broker {
@@ -68,10 +71,11 @@ impl Broker {
             broker_epoch: -1,
             controller: KafkaController::new(id, KafkaConfig::default()),
             metadata_cache: MetadataCache::default(),
-            replica_manager: ReplicaManager::new(log_dirs),
+            replica_manager: ReplicaManager::new(log_dirs, 0),
             deferred: VecDeque::new(),
             shutdown_attempts: 0,
             controller_started: false,
+            parked_tokens: Default::default(),
         }
     }
 
@@ -106,10 +110,11 @@ impl Broker {
         self.deferred.clear();
         self.controller = KafkaController::new(self.id, config);
         self.metadata_cache = MetadataCache::default();
-        self.replica_manager = ReplicaManager::new(self.log_dirs);
+        self.replica_manager = ReplicaManager::new(self.log_dirs, io.now.as_u64());
         self.zkc = ZooKeeperClient::default();
         self.shutdown_attempts = 0;
         self.controller_started = false;
+        self.parked_tokens.clear();
         let actor = self.actor();
         const SRC: &str = "KafkaServer.startup";
         // initZkClient: a new session.
@@ -151,6 +156,7 @@ impl Broker {
             }
         };
         // ReplicaManager.startup, then registerBroker: the broker epoch.
+        self.replica_manager_startup(io);
         let data = self.info.encode(self.config.inter_broker_protocol_version, io.now.as_u64());
         match kzk::register_broker(&mut self.zkc, io, &actor, &zk_data::broker_path(self.id), data) {
             Ok(epoch) => {
@@ -263,6 +269,14 @@ impl Broker {
             }
             BrokerEvent::ControlledShutdownResponse { from, response } => self.on_controlled_shutdown_response(io, from, response),
             BrokerEvent::ControlledShutdownRetry => self.attempt_controlled_shutdown(io),
+            BrokerEvent::FetchRequest { from, from_incarnation, generation, partitions } => {
+                self.handle_fetch_request(io, from, from_incarnation, generation, partitions)
+            }
+            BrokerEvent::FetchResponse { from, generation, partitions } => self.handle_fetch_response(io, from, generation, partitions),
+            BrokerEvent::DelayedFetchExpired { follower, token } => self.on_delayed_fetch_expired(io, follower, token),
+            BrokerEvent::FetchBackoff { leader, generation } => self.on_fetch_backoff(io, leader, generation),
+            BrokerEvent::ReplicaTask(task) => self.run_replica_task(io, task),
+            BrokerEvent::LogDirFailureHandler => self.handle_log_dir_failure(io),
         }
     }
 

@@ -15,6 +15,35 @@ pub enum Role {
     Follower,
 }
 
+/// What the leader knows of a follower (`Replica`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RemoteReplica {
+    /// The follower's log end offset, -1 until its first fetch.
+    pub leo: i64,
+    pub last_caught_up_ms: u64,
+    pub last_fetch_leader_leo: u64,
+    pub last_fetch_time_ms: u64,
+}
+
+impl RemoteReplica {
+    fn new(now: u64, in_isr: bool) -> RemoteReplica {
+        RemoteReplica { leo: -1, last_caught_up_ms: if in_isr { now } else { 0 }, last_fetch_leader_leo: 0, last_fetch_time_ms: 0 }
+    }
+
+    /// `Replica.updateFetchState`: caught up if the fetch reached the
+    /// leader's LEO now, or the LEO the leader had at the previous fetch.
+    pub fn update_fetch_state(&mut self, fetch_offset: u64, now: u64, leader_leo: u64) {
+        if fetch_offset >= leader_leo {
+            self.last_caught_up_ms = self.last_caught_up_ms.max(now);
+        } else if fetch_offset >= self.last_fetch_leader_leo {
+            self.last_caught_up_ms = self.last_caught_up_ms.max(self.last_fetch_time_ms);
+        }
+        self.leo = fetch_offset as i64;
+        self.last_fetch_leader_leo = leader_leo;
+        self.last_fetch_time_ms = now;
+    }
+}
+
 /// A partition this broker hosts (`Partition` + its `Log`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct HostedPartition {
@@ -27,6 +56,54 @@ pub struct HostedPartition {
     /// The ISR as this broker knows it (the leader maintains it).
     pub isr: Vec<BrokerId>,
     pub log_dir: u32,
+    /// The log: end offset and high watermark.
+    pub leo: u64,
+    pub hw: u64,
+    /// The leader's LEO when it became leader (`leaderEpochStartOffset`).
+    pub leader_epoch_start_offset: u64,
+    /// Leader only: the followers' fetch state.
+    pub remote: BTreeMap<BrokerId, RemoteReplica>,
+    /// An ISR write failed (2.8's pending isrState): no more ISR changes
+    /// until the next LeaderAndIsr.
+    pub isr_update_pending: bool,
+}
+
+impl HostedPartition {
+    /// `maybeIncrementLeaderHW`: the smallest LEO among the leader and the
+    /// followers that are in the ISR or caught up within the lag; only forward.
+    pub fn maybe_increment_hw(&mut self, me: BrokerId, now: u64, lag_ms: u64) -> bool {
+        let mut candidate = self.leo;
+        for (b, r) in &self.remote {
+            if *b == me {
+                continue;
+            }
+            let eligible = now.saturating_sub(r.last_caught_up_ms) <= lag_ms || self.isr.contains(b);
+            if eligible && r.leo >= 0 && (r.leo as u64) < candidate {
+                candidate = r.leo as u64;
+            } else if eligible && r.leo < 0 && self.isr.contains(b) {
+                candidate = candidate.min(self.hw);
+            }
+        }
+        if candidate > self.hw {
+            self.hw = candidate;
+            true
+        } else {
+            false
+        }
+    }
+
+    /// `getOutOfSyncReplicas`: ISR followers whose LEO differs from the
+    /// leader's and that have not caught up for longer than the lag.
+    pub fn out_of_sync_replicas(&self, me: BrokerId, now: u64, lag_ms: u64) -> Vec<BrokerId> {
+        self.isr
+            .iter()
+            .copied()
+            .filter(|b| *b != me)
+            .filter(|b| {
+                self.remote.get(b).map(|r| r.leo != self.leo as i64 && now.saturating_sub(r.last_caught_up_ms) > lag_ms).unwrap_or(false)
+            })
+            .collect()
+    }
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -38,6 +115,37 @@ pub struct ReplicaManager {
     pub log_dirs: Vec<bool>,
     /// Whether the first LeaderAndIsr has arrived (starts the HW checkpoints).
     pub received_leader_and_isr: bool,
+    /// Partitions whose ISR changed since the last propagation.
+    pub isr_change_set: BTreeSet<TopicPartition>,
+    pub last_isr_change_ms: u64,
+    pub last_isr_propagation_ms: u64,
+    /// `replication-offset-checkpoint` per log dir, as last written.
+    pub checkpoints: BTreeMap<u32, String>,
+    /// The replica fetchers: one fetch session per leader broker.
+    pub fetchers: BTreeMap<BrokerId, FetchSession>,
+    /// `pause-fetch`: every partition (None) or these.
+    pub fetch_paused_all: bool,
+    pub fetch_paused: BTreeSet<TopicPartition>,
+    /// Fetches a leader holds back because there was nothing new
+    /// (follower → the partitions it asked for and the session generation).
+    pub delayed_fetches: BTreeMap<BrokerId, ParkedFetch>,
+    /// `LogDirFailureChannel`: dirs reported failed, not yet handled.
+    pub offline_dir_queue: Vec<u32>,
+    pub next_token: u64,
+}
+
+/// A fetch a leader holds: the session generation, the follower's
+/// incarnation, and the (partition, fetch offset) pairs it asked for.
+pub type ParkedFetch = (u64, u32, Vec<(TopicPartition, u64)>);
+
+/// `ReplicaFetcherThread`: what a follower fetches from one leader.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FetchSession {
+    pub partitions: BTreeSet<TopicPartition>,
+    /// A fetch is on the wire (or parked at the leader).
+    pub in_flight: bool,
+    /// Responses to an older request are ignored.
+    pub generation: u64,
 }
 
 /// What `becomeLeaderOrFollower` did, for the trace.
@@ -51,8 +159,28 @@ pub struct LeaderAndIsrOutcome {
 }
 
 impl ReplicaManager {
-    pub fn new(log_dirs: u32) -> ReplicaManager {
-        ReplicaManager { log_dirs: vec![true; log_dirs as usize], ..ReplicaManager::default() }
+    pub fn new(log_dirs: u32, now: u64) -> ReplicaManager {
+        ReplicaManager {
+            log_dirs: vec![true; log_dirs as usize],
+            last_isr_change_ms: now,
+            last_isr_propagation_ms: now,
+            ..ReplicaManager::default()
+        }
+    }
+
+    /// `checkpointHighWatermarks`: per online log dir, Kafka's text format
+    /// (version 0, the count, then `topic partition offset` lines; sorted).
+    pub fn checkpoint_text(&self, dir: u32) -> String {
+        let entries: Vec<_> = self.partitions.iter().filter(|(tp, h)| h.log_dir == dir && !self.offline.contains(*tp)).collect();
+        let mut s = format!("0\n{}\n", entries.len());
+        for (tp, h) in entries {
+            s.push_str(&format!("{} {} {}\n", tp.topic, tp.partition, h.hw));
+        }
+        s
+    }
+
+    pub fn is_fetch_paused(&self, tp: &TopicPartition) -> bool {
+        self.fetch_paused_all || self.fetch_paused.contains(tp)
     }
 
     /// LogManager's rule: the online dir with the fewest partitions, ties in
@@ -71,6 +199,7 @@ impl ReplicaManager {
     pub fn become_leader_or_follower(
         &mut self,
         me: BrokerId,
+        now: u64,
         controller_epoch: i32,
         partitions: &[LeaderAndIsrPartitionState],
     ) -> LeaderAndIsrOutcome {
@@ -109,19 +238,46 @@ impl ReplicaManager {
             };
             let role = if p.leader == me { Role::Leader } else { Role::Follower };
             let isr = if role == Role::Leader { p.isr.clone() } else { Vec::new() };
-            self.partitions.insert(
-                tp.clone(),
-                HostedPartition {
-                    role,
-                    leader: p.leader,
-                    leader_epoch: p.leader_epoch,
-                    zk_version: p.zk_version,
-                    controller_epoch: p.controller_epoch,
-                    replicas: p.replicas.clone(),
-                    isr,
-                    log_dir,
-                },
-            );
+            let (leo, hw, was_leader, old_remote) = match self.partitions.get(&tp) {
+                Some(h) => (h.leo, h.hw, h.role == Role::Leader, h.remote.clone()),
+                None => (0, 0, false, BTreeMap::new()),
+            };
+            // makeLeader: every follower's caught-up time restarts (now if in
+            // the ISR); a new leader forgets the followers' LEOs.
+            let remote: BTreeMap<BrokerId, RemoteReplica> = if role == Role::Leader {
+                p.replicas
+                    .iter()
+                    .filter(|b| **b != me)
+                    .map(|b| {
+                        let mut r = RemoteReplica::new(now, p.isr.contains(b));
+                        if let (true, Some(old)) = (was_leader, old_remote.get(b)) {
+                            r.leo = old.leo;
+                        }
+                        (*b, r)
+                    })
+                    .collect()
+            } else {
+                BTreeMap::new()
+            };
+            let mut hosted = HostedPartition {
+                role,
+                leader: p.leader,
+                leader_epoch: p.leader_epoch,
+                zk_version: p.zk_version,
+                controller_epoch: p.controller_epoch,
+                replicas: p.replicas.clone(),
+                isr,
+                log_dir,
+                leo,
+                hw,
+                leader_epoch_start_offset: leo,
+                remote,
+                isr_update_pending: false,
+            };
+            if role == Role::Leader {
+                hosted.maybe_increment_hw(me, now, u64::MAX);
+            }
+            self.partitions.insert(tp.clone(), hosted);
             match role {
                 Role::Leader => out.became_leader.push(tp.clone()),
                 Role::Follower => out.became_follower.push(tp.clone()),

@@ -1,0 +1,627 @@
+//! Replication on a broker (seeds 002 and 004): followers fetch from leaders,
+//! one fetch session per leader broker; leaders track their followers,
+//! advance the high watermark, shrink and expand the ISR by writing the
+//! partition state znode themselves (the ZooKeeper ISR path of IBP < 2.7),
+//! and run ReplicaManager's three scheduled tasks. A failed log dir goes
+//! through the LogDirFailureChannel to the LogDirFailureHandler.
+
+use super::replica_manager::{FetchSession, Role};
+use super::Broker;
+use crate::kafka::config::ApiVersion;
+use crate::kafka::io::Io;
+use crate::kafka::kafka_zk_client::PERSISTENT_SEQUENTIAL;
+use crate::kafka::messages::Errors;
+use crate::kafka::zk_data::{self, LeaderIsrAndControllerEpoch};
+use crate::kafka::BrokerId;
+use crate::scenario::TopicPartition;
+use crate::sim::event::{BrokerEvent, Event, FetchResult, ReplicaTask, ANY_INCARNATION};
+use crate::zookeeper::{KeeperError, Request, Response};
+use serde_json::json;
+use std::collections::BTreeSet;
+
+/// `replica.fetch.backoff.ms`.
+const FETCH_BACKOFF_MS: u64 = 1000;
+/// ZkIsrManager's numbers (2.8): check every 2.5 s, publish after 5 s of
+/// quiet or 60 s since the last publication.
+pub const ISR_PROPAGATION_CHECK_MS: u64 = 2500;
+pub const ISR_CHANGE_LINGER_MS: u64 = 5000;
+pub const ISR_PROPAGATION_MAX_DELAY_MS: u64 = 60_000;
+
+impl Broker {
+    fn rm_actor(&self) -> String {
+        format!("broker-{}/replica-manager", self.id)
+    }
+
+    pub(super) fn schedule_task(&self, io: &mut Io, task: ReplicaTask, after_ms: u64) {
+        io.fx.schedule(after_ms, Event::Broker { id: self.id, incarnation: self.incarnation, what: BrokerEvent::ReplicaTask(task) });
+    }
+
+    /// `ReplicaManager.startup`: isr-expiration and isr-change-propagation
+    /// start now (the checkpoint task waits for the first LeaderAndIsr).
+    pub(super) fn replica_manager_startup(&mut self, io: &mut Io) {
+        self.schedule_task(io, ReplicaTask::IsrExpiration, 0);
+        self.schedule_task(io, ReplicaTask::IsrChangePropagation, 0);
+    }
+
+    /// After a LeaderAndIsr: followers fetch from their new leaders, leaders
+    /// stop fetching; the first one starts the HW checkpoint task.
+    pub(super) fn after_leader_and_isr(
+        &mut self,
+        io: &mut Io,
+        became_leader: &[TopicPartition],
+        became_follower: &[TopicPartition],
+        first: bool,
+    ) {
+        let rm = &mut self.replica_manager;
+        for tp in became_leader.iter().chain(became_follower) {
+            for s in rm.fetchers.values_mut() {
+                s.partitions.remove(tp);
+            }
+        }
+        for tp in became_follower {
+            if let Some(h) = rm.partitions.get(tp) {
+                if h.leader >= 0 {
+                    rm.fetchers.entry(h.leader).or_default().partitions.insert(tp.clone());
+                }
+            }
+        }
+        rm.fetchers.retain(|_, s| !s.partitions.is_empty() || s.in_flight);
+        if first {
+            self.schedule_task(io, ReplicaTask::HighwatermarkCheckpoint, 0);
+        }
+        self.kick_fetchers(io);
+    }
+
+    /// Starts a fetch on every idle session that has something to fetch.
+    pub(super) fn kick_fetchers(&mut self, io: &mut Io) {
+        let leaders: Vec<BrokerId> = self.replica_manager.fetchers.iter().filter(|(_, s)| !s.in_flight).map(|(l, _)| *l).collect();
+        for leader in leaders {
+            self.send_fetch(io, leader);
+        }
+    }
+
+    fn send_fetch(&mut self, io: &mut Io, leader: BrokerId) {
+        let rm = &mut self.replica_manager;
+        let Some(session) = rm.fetchers.get(&leader) else { return };
+        let partitions: Vec<(TopicPartition, u64)> = session
+            .partitions
+            .iter()
+            .filter(|tp| !rm.fetch_paused_all && !rm.fetch_paused.contains(*tp))
+            .filter_map(|tp| rm.partitions.get(tp).map(|h| (tp.clone(), h.leo)))
+            .collect();
+        let session = rm.fetchers.get_mut(&leader).expect("checked above");
+        if partitions.is_empty() {
+            session.in_flight = false;
+            return;
+        }
+        session.in_flight = true;
+        session.generation += 1;
+        let generation = session.generation;
+        let delay = io.departure_delay_ms();
+        io.fx.schedule(
+            delay,
+            Event::Broker {
+                id: leader,
+                incarnation: ANY_INCARNATION,
+                what: BrokerEvent::FetchRequest { from: self.id, from_incarnation: self.incarnation, generation, partitions },
+            },
+        );
+    }
+
+    /// The leader side of a fetch (`ReplicaManager.fetchMessages` with
+    /// `updateFollowerFetchState`): record the follower's progress, maybe
+    /// expand the ISR and advance the HW; hold the fetch up to
+    /// replica.fetch.wait.max.ms when there is nothing new.
+    pub(super) fn handle_fetch_request(
+        &mut self,
+        io: &mut Io,
+        follower: BrokerId,
+        follower_incarnation: u32,
+        generation: u64,
+        partitions: Vec<(TopicPartition, u64)>,
+    ) {
+        let now = io.now.as_u64();
+        let lag = self.config.replica_lag_time_max_ms;
+        let mut any_new = false;
+        let mut expand = Vec::new();
+        for (tp, offset) in &partitions {
+            let Some(h) = self.replica_manager.partitions.get_mut(tp) else { continue };
+            if h.role != Role::Leader {
+                continue;
+            }
+            let leader_leo = h.leo;
+            if let Some(r) = h.remote.get_mut(&follower) {
+                r.update_fetch_state(*offset, now, leader_leo);
+            }
+            if *offset < leader_leo {
+                any_new = true;
+            }
+            let in_isr = h.isr.contains(&follower);
+            if !in_isr
+                && !h.isr_update_pending
+                && *offset >= h.hw
+                && *offset >= h.leader_epoch_start_offset
+                && h.replicas.contains(&follower)
+            {
+                expand.push(tp.clone());
+            }
+            h.maybe_increment_hw(self.id, now, lag);
+        }
+        for tp in expand {
+            self.maybe_expand_isr(io, &tp, follower);
+        }
+        if any_new || self.config.replica_fetch_wait_max_ms == 0 {
+            self.respond_fetch(io, follower, follower_incarnation, generation, &partitions);
+        } else {
+            self.replica_manager.next_token += 1;
+            let token = self.replica_manager.next_token;
+            self.replica_manager.delayed_fetches.insert(follower, (generation, follower_incarnation, partitions));
+            io.fx.schedule(
+                self.config.replica_fetch_wait_max_ms,
+                Event::Broker { id: self.id, incarnation: self.incarnation, what: BrokerEvent::DelayedFetchExpired { follower, token } },
+            );
+            // An expiry carrying an older token finds its fetch replaced.
+            self.parked_tokens.insert(follower, token);
+        }
+    }
+
+    /// A parked fetch's wait is over.
+    pub(super) fn on_delayed_fetch_expired(&mut self, io: &mut Io, follower: BrokerId, token: u64) {
+        if self.parked_tokens.get(&follower) != Some(&token) {
+            return;
+        }
+        self.parked_tokens.remove(&follower);
+        if let Some((generation, incarnation, partitions)) = self.replica_manager.delayed_fetches.remove(&follower) {
+            self.respond_fetch(io, follower, incarnation, generation, &partitions);
+        }
+    }
+
+    fn respond_fetch(
+        &mut self,
+        io: &mut Io,
+        follower: BrokerId,
+        follower_incarnation: u32,
+        generation: u64,
+        partitions: &[(TopicPartition, u64)],
+    ) {
+        let rm = &self.replica_manager;
+        let results: Vec<(TopicPartition, FetchResult)> = partitions
+            .iter()
+            .map(|(tp, _)| {
+                let r = match rm.partitions.get(tp) {
+                    Some(h) if h.role == Role::Leader => FetchResult { error: Errors::NONE, leader_leo: h.leo, hw: h.hw },
+                    _ if rm.offline.contains(tp) => FetchResult { error: Errors::KAFKA_STORAGE_ERROR, leader_leo: 0, hw: 0 },
+                    _ => FetchResult { error: Errors::NOT_LEADER_OR_FOLLOWER, leader_leo: 0, hw: 0 },
+                };
+                (tp.clone(), r)
+            })
+            .collect();
+        let delay = io.departure_delay_ms();
+        io.fx.schedule(
+            delay,
+            Event::Broker {
+                id: follower,
+                incarnation: follower_incarnation,
+                what: BrokerEvent::FetchResponse { from: self.id, generation, partitions: results },
+            },
+        );
+    }
+
+    /// The follower side: take the leader's data (appending, or truncating
+    /// after an unclean election), follow its HW, fetch again.
+    pub(super) fn handle_fetch_response(
+        &mut self,
+        io: &mut Io,
+        leader: BrokerId,
+        generation: u64,
+        results: Vec<(TopicPartition, FetchResult)>,
+    ) {
+        let current = self.replica_manager.fetchers.get(&leader).map(|s| s.generation);
+        if current != Some(generation) {
+            return;
+        }
+        let mut errors = false;
+        let mut moved = Vec::new();
+        for (tp, r) in results {
+            let in_session = self.replica_manager.fetchers.get(&leader).map(|s| s.partitions.contains(&tp)).unwrap_or(false);
+            let Some(h) = self.replica_manager.partitions.get_mut(&tp) else { continue };
+            if !in_session || h.role != Role::Follower {
+                continue;
+            }
+            if r.error != Errors::NONE {
+                errors = true;
+                continue;
+            }
+            if r.leader_leo != h.leo {
+                moved.push((tp.clone(), h.leo, r.leader_leo));
+                h.leo = r.leader_leo;
+            }
+            h.hw = r.hw.min(h.leo);
+        }
+        let actor = self.rm_actor();
+        for (tp, from, to) in moved {
+            let verb = if to < from { "truncated" } else { "fetched" };
+            io.record(
+                &actor,
+                "replica-fetch",
+                "ReplicaFetcherThread.processPartitionData",
+                format!("{tp}: {verb} from leader {leader}: LEO {from} → {to}"),
+                json!({"partition": tp.to_string(), "leader": leader, "from": from, "to": to}),
+            );
+        }
+        if let Some(s) = self.replica_manager.fetchers.get_mut(&leader) {
+            s.in_flight = false;
+        }
+        if errors {
+            if let Some(s) = self.replica_manager.fetchers.get_mut(&leader) {
+                s.in_flight = true;
+            }
+            io.fx.schedule(
+                FETCH_BACKOFF_MS,
+                Event::Broker { id: self.id, incarnation: self.incarnation, what: BrokerEvent::FetchBackoff { leader, generation } },
+            );
+        } else {
+            self.send_fetch(io, leader);
+        }
+    }
+
+    pub(super) fn on_fetch_backoff(&mut self, io: &mut Io, leader: BrokerId, generation: u64) {
+        if self.replica_manager.fetchers.get(&leader).map(|s| s.generation) == Some(generation) {
+            if let Some(s) = self.replica_manager.fetchers.get_mut(&leader) {
+                s.in_flight = false;
+            }
+            self.send_fetch(io, leader);
+        }
+    }
+
+    /// `produce TOPIC-P messages=N` on the leader (acks=1).
+    pub fn append_as_leader(&mut self, io: &mut Io, tp: &TopicPartition, messages: u64) {
+        let now = io.now.as_u64();
+        let lag = self.config.replica_lag_time_max_ms;
+        let actor = self.actor();
+        let Some(h) = self.replica_manager.partitions.get_mut(tp).filter(|h| h.role == Role::Leader) else { return };
+        let from = h.leo;
+        h.leo += messages;
+        h.maybe_increment_hw(self.id, now, lag);
+        let (leo, hw) = (h.leo, h.hw);
+        io.record(
+            &actor,
+            "produce",
+            "ReplicaManager.appendRecords",
+            format!("{tp}: appended {messages} records as leader: LEO {from} → {leo}, HW {hw}"),
+            json!({"partition": tp.to_string(), "messages": messages, "leo": leo, "hw": hw}),
+        );
+        // Complete the fetches parked on this partition.
+        let waiting: Vec<BrokerId> =
+            self.replica_manager.delayed_fetches.iter().filter(|(_, d)| d.2.iter().any(|(t, _)| t == tp)).map(|(f, _)| *f).collect();
+        for f in waiting {
+            self.parked_tokens.remove(&f);
+            if let Some((generation, incarnation, partitions)) = self.replica_manager.delayed_fetches.remove(&f) {
+                self.respond_fetch(io, f, incarnation, generation, &partitions);
+            }
+        }
+    }
+
+    /// `pause-fetch` / `resume-fetch`.
+    pub fn set_fetch_paused(&mut self, io: &mut Io, tp: Option<&TopicPartition>, paused: bool) {
+        let rm = &mut self.replica_manager;
+        match (tp, paused) {
+            (None, p) => {
+                rm.fetch_paused_all = p;
+                if !p {
+                    rm.fetch_paused.clear();
+                }
+            }
+            (Some(tp), true) => {
+                rm.fetch_paused.insert(tp.clone());
+            }
+            (Some(tp), false) => {
+                rm.fetch_paused.remove(tp);
+            }
+        }
+        let actor = self.rm_actor();
+        let what = tp.map(|t| t.to_string()).unwrap_or_else(|| "every partition".into());
+        io.record(
+            &actor,
+            "replica-fetch",
+            "ReplicaFetcherManager",
+            format!("{} fetching {what}", if paused { "stop" } else { "resume" }),
+            json!({"partition": tp.map(|t| t.to_string()), "paused": paused}),
+        );
+        if !paused {
+            self.kick_fetchers(io);
+        }
+    }
+
+    /// One run of a scheduled task; each reschedules itself (fixed rate).
+    pub(super) fn run_replica_task(&mut self, io: &mut Io, task: ReplicaTask) {
+        match task {
+            ReplicaTask::IsrExpiration => {
+                self.maybe_shrink_isr(io);
+                self.schedule_task(io, task, self.config.isr_expiration_period_ms());
+            }
+            ReplicaTask::IsrChangePropagation => {
+                self.maybe_propagate_isr_changes(io);
+                self.schedule_task(io, task, ISR_PROPAGATION_CHECK_MS);
+            }
+            ReplicaTask::HighwatermarkCheckpoint => {
+                self.checkpoint_high_watermarks(io);
+                self.schedule_task(io, task, self.config.replica_high_watermark_checkpoint_interval_ms);
+            }
+        }
+    }
+
+    /// `isr-expiration` → `maybeShrinkIsr` on every partition this broker leads.
+    fn maybe_shrink_isr(&mut self, io: &mut Io) {
+        let now = io.now.as_u64();
+        let lag = self.config.replica_lag_time_max_ms;
+        let led: Vec<(TopicPartition, Vec<BrokerId>)> = self
+            .replica_manager
+            .partitions
+            .iter()
+            .filter(|(_, h)| h.role == Role::Leader && !h.isr_update_pending)
+            .map(|(tp, h)| (tp.clone(), h.out_of_sync_replicas(self.id, now, lag)))
+            .collect();
+        if led.is_empty() {
+            return;
+        }
+        let shrinking: Vec<_> = led.iter().filter(|(_, osr)| !osr.is_empty()).cloned().collect();
+        let actor = self.rm_actor();
+        io.record(
+            &actor,
+            "scheduled-task",
+            "ReplicaManager.maybeShrinkIsr",
+            if shrinking.is_empty() {
+                format!("isr-expiration: all {} led partitions are in sync (a follower is out of sync when its LEO differs and it has not caught up for {lag} ms)", led.len())
+            } else {
+                format!("isr-expiration: out-of-sync followers {}", shrinking.iter().map(|(tp, o)| format!("{tp} {o:?}")).collect::<Vec<_>>().join(", "))
+            },
+            json!({"led": led.len(), "out_of_sync": shrinking.iter().map(|(tp, o)| (tp.to_string(), json!(o))).collect::<serde_json::Map<_, _>>()}),
+        );
+        for (tp, osr) in shrinking {
+            let Some(h) = self.replica_manager.partitions.get(&tp) else { continue };
+            let new_isr: Vec<BrokerId> = h.isr.iter().copied().filter(|b| !osr.contains(b)).collect();
+            if self.write_isr(io, &tp, new_isr, "Partition.shrinkIsr") {
+                if let Some(h) = self.replica_manager.partitions.get_mut(&tp) {
+                    h.maybe_increment_hw(self.id, now, lag);
+                }
+            }
+        }
+    }
+
+    /// `maybeExpandIsr`: a caught-up follower rejoins the ISR.
+    fn maybe_expand_isr(&mut self, io: &mut Io, tp: &TopicPartition, follower: BrokerId) {
+        let Some(h) = self.replica_manager.partitions.get(tp) else { return };
+        let mut new_isr = h.isr.clone();
+        new_isr.push(follower);
+        self.write_isr(io, tp, new_isr, "Partition.expandIsr");
+    }
+
+    /// The leader's conditional write of the state znode (same leader epoch,
+    /// new ISR, expected version = cached zkVersion). On BadVersion the
+    /// stored value is re-read: equal to ours counts as success.
+    fn write_isr(&mut self, io: &mut Io, tp: &TopicPartition, new_isr: Vec<BrokerId>, source: &'static str) -> bool {
+        let Some(h) = self.replica_manager.partitions.get(tp) else { return false };
+        let intended = LeaderIsrAndControllerEpoch {
+            leader: self.id,
+            leader_epoch: h.leader_epoch,
+            isr: new_isr.clone(),
+            zk_version: h.zk_version,
+            controller_epoch: h.controller_epoch,
+        };
+        let old_isr = h.isr.clone();
+        let actor = self.rm_actor();
+        let path = zk_data::partition_state_path(tp);
+        let result = self.zkc.call(
+            io,
+            &actor,
+            "ZkIsrManager.submit → KafkaZkClient.conditionalUpdatePath",
+            Request::SetData { path: path.clone(), data: intended.encode(), version: intended.zk_version },
+        );
+        let version = match result {
+            Ok(Response::SetData { stat }) => Some(stat.version),
+            Err(e) if e.code() == KeeperError::BadVersion => {
+                match self.zkc.get_data(io, &actor, "ReplicationUtils.checkLeaderAndIsrZkData", &path) {
+                    Ok((data, stat)) => LeaderIsrAndControllerEpoch::decode(&data, stat.version)
+                        .filter(|s| {
+                            s.leader == intended.leader
+                                && s.leader_epoch == intended.leader_epoch
+                                && s.isr == intended.isr
+                                && s.controller_epoch == intended.controller_epoch
+                        })
+                        .map(|s| s.zk_version),
+                    Err(_) => None,
+                }
+            }
+            _ => None,
+        };
+        let now = io.now.as_u64();
+        let Some(h) = self.replica_manager.partitions.get_mut(tp) else { return false };
+        match version {
+            Some(v) => {
+                h.isr = new_isr.clone();
+                h.zk_version = v;
+                self.replica_manager.isr_change_set.insert(tp.clone());
+                self.replica_manager.last_isr_change_ms = now;
+                io.record(
+                    &actor,
+                    "isr-change",
+                    source,
+                    format!("{tp}: ISR {old_isr:?} → {new_isr:?} written to {path} (zkVersion {v}, leader epoch unchanged at {})", h.leader_epoch),
+                    json!({"partition": tp.to_string(), "old_isr": old_isr, "new_isr": new_isr, "zk_version": v, "leader_epoch": h.leader_epoch}),
+                );
+                true
+            }
+            None => {
+                h.isr_update_pending = true;
+                io.record(
+                    &actor,
+                    "isr-change",
+                    source,
+                    format!("{tp}: cached zkVersion {} is not the one in ZooKeeper: skip updating the ISR (it stays {old_isr:?} until the next LeaderAndIsr)", h.zk_version),
+                    json!({"partition": tp.to_string(), "failed": true}),
+                );
+                false
+            }
+        }
+    }
+
+    /// `isr-change-propagation`: publish the changed partitions once the
+    /// changes have been quiet for 5 s, or 60 s after the last publication.
+    fn maybe_propagate_isr_changes(&mut self, io: &mut Io) {
+        let now = io.now.as_u64();
+        let rm = &self.replica_manager;
+        if rm.isr_change_set.is_empty() {
+            return;
+        }
+        let quiet = now.saturating_sub(rm.last_isr_change_ms);
+        let since = now.saturating_sub(rm.last_isr_propagation_ms);
+        let due = rm.last_isr_change_ms + ISR_CHANGE_LINGER_MS < now || rm.last_isr_propagation_ms + ISR_PROPAGATION_MAX_DELAY_MS < now;
+        let partitions: Vec<TopicPartition> = rm.isr_change_set.iter().cloned().collect();
+        let names: Vec<String> = partitions.iter().map(|t| t.to_string()).collect();
+        let actor = self.rm_actor();
+        if !due {
+            io.record(
+                &actor,
+                "scheduled-task",
+                "ZkIsrManager.maybePropagateIsrChanges",
+                format!("isr-change-propagation: {names:?} changed {quiet} ms ago (not yet {ISR_CHANGE_LINGER_MS} ms quiet) and the last publication was {since} ms ago (< {ISR_PROPAGATION_MAX_DELAY_MS} ms): wait"),
+                json!({"pending": names, "since_last_change_ms": quiet, "since_last_propagation_ms": since}),
+            );
+            return;
+        }
+        let data = zk_data::encode_partitions(&partitions);
+        let path = format!("{}/{}", zk_data::ISR_CHANGE_NOTIFICATION, zk_data::ISR_CHANGE_PREFIX);
+        let created = self.zkc.create(io, &actor, "KafkaZkClient.propagateIsrChanges", &path, data, PERSISTENT_SEQUENTIAL);
+        io.record(
+            &actor,
+            "scheduled-task",
+            "ZkIsrManager.maybePropagateIsrChanges",
+            format!(
+                "isr-change-propagation: publish {names:?} as {} ({quiet} ms since the last change, {since} ms since the last publication)",
+                created.as_deref().unwrap_or("(failed)")
+            ),
+            json!({"partitions": names, "created": created.ok()}),
+        );
+        self.replica_manager.isr_change_set.clear();
+        self.replica_manager.last_isr_propagation_ms = now;
+    }
+
+    /// `highwatermark-checkpoint`: `replication-offset-checkpoint` in every
+    /// online log dir.
+    fn checkpoint_high_watermarks(&mut self, io: &mut Io) {
+        let actor = self.rm_actor();
+        let dirs: Vec<u32> = (0..self.log_dirs).filter(|d| self.replica_manager.log_dirs[*d as usize]).collect();
+        for d in &dirs {
+            let text = self.replica_manager.checkpoint_text(*d);
+            self.replica_manager.checkpoints.insert(*d, text);
+        }
+        let shown: Vec<String> =
+            dirs.iter().map(|d| format!("{}: {}", log_dir_path(*d), self.replica_manager.checkpoints[d].replace('\n', "⏎"))).collect();
+        io.record(
+            &actor,
+            "scheduled-task",
+            "ReplicaManager.checkpointHighWatermarks",
+            format!("highwatermark-checkpoint: wrote replication-offset-checkpoint in {}", shown.join("; ")),
+            json!({"files": dirs.iter().map(|d| (format!("{}/replication-offset-checkpoint", log_dir_path(*d)), json!(self.replica_manager.checkpoints[d]))).collect::<serde_json::Map<_, _>>()}),
+        );
+    }
+
+    /// `fail-log-dir`: an IOException in dir `dir`; the LogDirFailureChannel
+    /// reports each dir once.
+    pub fn report_log_dir_failure(&mut self, io: &mut Io, dir: u32) {
+        let actor = self.actor();
+        let already = !self.replica_manager.log_dirs.get(dir as usize).copied().unwrap_or(false)
+            || self.replica_manager.offline_dir_queue.contains(&dir);
+        if already {
+            io.record(
+                &actor,
+                "log-dir",
+                "LogDirFailureChannel.maybeAddOfflineLogDir",
+                format!("IOException in {}: the dir is already offline (reported once)", log_dir_path(dir)),
+                json!({"dir": dir}),
+            );
+            return;
+        }
+        self.replica_manager.offline_dir_queue.push(dir);
+        io.record(
+            &actor,
+            "log-dir",
+            "LogDirFailureChannel.maybeAddOfflineLogDir",
+            format!("IOException in {}: the dir goes on the offline queue", log_dir_path(dir)),
+            json!({"dir": dir, "path": log_dir_path(dir)}),
+        );
+        io.fx.schedule(0, Event::Broker { id: self.id, incarnation: self.incarnation, what: BrokerEvent::LogDirFailureHandler });
+    }
+
+    /// The LogDirFailureHandler thread: halt below IBP 1.0 or with no dir
+    /// left; otherwise stop the dir's replicas and tell the controller
+    /// through `/log_dir_event_notification`.
+    pub(super) fn handle_log_dir_failure(&mut self, io: &mut Io) {
+        if self.replica_manager.offline_dir_queue.is_empty() {
+            return;
+        }
+        let dir = self.replica_manager.offline_dir_queue.remove(0);
+        let actor = format!("broker-{}/log-dir-failure-handler", self.id);
+        if self.config.inter_broker_protocol_version < ApiVersion::V1_0 {
+            io.record(
+                &actor,
+                "log-dir",
+                "ReplicaManager.LogDirFailureHandler.doWork",
+                format!(
+                    "Halting broker because dir {} is offline (inter.broker.protocol.version {} < 1.0)",
+                    log_dir_path(dir),
+                    self.config.inter_broker_protocol_version
+                ),
+                json!({"dir": dir, "halt": true}),
+            );
+            self.stop(io, "halted (Exit.halt(1)) after a log dir failure");
+            return;
+        }
+        let in_dir: Vec<TopicPartition> =
+            self.replica_manager.partitions.iter().filter(|(_, h)| h.log_dir == dir).map(|(tp, _)| tp.clone()).collect();
+        for tp in &in_dir {
+            self.replica_manager.partitions.remove(tp);
+            self.replica_manager.offline.insert(tp.clone());
+            for s in self.replica_manager.fetchers.values_mut() {
+                s.partitions.remove(tp);
+            }
+        }
+        if let Some(d) = self.replica_manager.log_dirs.get_mut(dir as usize) {
+            *d = false;
+        }
+        self.replica_manager.checkpoints.remove(&dir);
+        let names: Vec<String> = in_dir.iter().map(|t| t.to_string()).collect();
+        io.record(
+            &actor,
+            "log-dir",
+            "ReplicaManager.handleLogDirFailure",
+            format!("{} is offline: stop fetching and serving {names:?}, stop checkpointing the dir", log_dir_path(dir)),
+            json!({"dir": dir, "partitions": names}),
+        );
+        if !self.replica_manager.log_dirs.iter().any(|d| *d) {
+            io.record(
+                &actor,
+                "log-dir",
+                "LogManager.handleLogDirFailure",
+                "no log dir is left online: halting the broker".into(),
+                json!({"halt": true}),
+            );
+            self.stop(io, "halted (Exit.halt(1)): every log dir is offline");
+            return;
+        }
+        let data = serde_json::to_vec(&json!({"version": 1, "broker": self.id, "event": 1})).unwrap_or_default();
+        let path = format!("{}/{}", zk_data::LOG_DIR_EVENT_NOTIFICATION, zk_data::LOG_DIR_EVENT_PREFIX);
+        let _ = self.zkc.create(io, &actor, "KafkaZkClient.propagateLogDirEvent", &path, data, PERSISTENT_SEQUENTIAL);
+    }
+
+    /// The fetch sessions, for display: leader → partitions.
+    pub fn fetch_sessions(&self) -> Vec<(BrokerId, BTreeSet<TopicPartition>)> {
+        self.replica_manager.fetchers.iter().map(|(l, s): (&BrokerId, &FetchSession)| (*l, s.partitions.clone())).collect()
+    }
+}
+
+/// `/var/kafka/data-K`.
+pub fn log_dir_path(dir: u32) -> String {
+    format!("/var/kafka/data-{dir}")
+}
