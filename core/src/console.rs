@@ -53,6 +53,12 @@ impl Console {
         self.sessions.get(name).map(|s| s.state == ConsoleState::Connected).unwrap_or(false)
     }
 
+    /// Whether a watch event still reaches the session: a closing session
+    /// hears the events of its own close; an expired one hears nothing.
+    pub fn hears_watches(&self, name: &str) -> bool {
+        self.sessions.get(name).map(|s| s.state != ConsoleState::Expired).unwrap_or(false)
+    }
+
     /// `zk-session NAME [timeout=MS]`.
     pub fn open(&mut self, zk: &mut ZooKeeper, now: crate::sim::Millis, name: &str, timeout_ms: u64, fx: &mut Effects) {
         let session = zk.create_session(now, name, timeout_ms);
@@ -104,7 +110,7 @@ impl Console {
         match op {
             ConsoleOp::Close | ConsoleOp::Expire => {
                 let how = if matches!(op, ConsoleOp::Close) { SessionEnd::Closed } else { SessionEnd::Expired };
-                let result = zk.end_session(now, s.session);
+                let result = zk.end_session(now, s.session, how);
                 self.session_ended(s.session, how);
                 let (ok, notes) = match result {
                     Ok(n) => (Ok(()), n),

@@ -7,6 +7,7 @@
 //! language, and [`runner`] plays a script against a simulation step by step.
 
 pub mod console;
+pub mod invariants;
 pub mod kafka;
 pub mod runner;
 pub mod scenario;

@@ -174,7 +174,10 @@ impl Sim {
         };
         let incarnation = b.incarnation;
         let ephemerals = self.zk.tree().ephemerals_of(session);
-        let notifications = self.zk.end_session(self.now, session).map_err(|e| format!("the session is already gone ({e})"))?;
+        let notifications = self
+            .zk
+            .end_session(self.now, session, crate::zookeeper::server::SessionEnd::Expired)
+            .map_err(|e| format!("the session is already gone ({e})"))?;
         let mut fx = super::effect::Effects::default();
         fx.record(Record {
             actor: "zk".into(),

@@ -171,7 +171,7 @@ impl Sim {
             }
             Event::WatchDelivery { to, notification } => {
                 if let Client::Console(name) = to {
-                    if self.console.is_connected(&name) {
+                    if self.console.hears_watches(&name) {
                         fx.record(console::watch_record(&name, &notification));
                     }
                 }
@@ -243,7 +243,7 @@ impl Sim {
         }
         let ephemerals = self.zk.tree().ephemerals_of(session);
         let owner = self.client_of(session);
-        let notifications = self.zk.end_session(self.now, session).unwrap_or_default();
+        let notifications = self.zk.end_session(self.now, session, SessionEnd::Expired).unwrap_or_default();
         self.console.session_ended(session, SessionEnd::Expired);
         if let Some(Client::Broker(id, incarnation)) = owner {
             // The client learns of it when it next talks to the server.

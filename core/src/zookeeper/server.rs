@@ -106,14 +106,17 @@ impl ZooKeeper {
     }
 
     /// closeSession (or expiry): one transaction whose zxid deletes every
-    /// ephemeral the session owns. The session's own watches go first — its
-    /// connection is gone — then the deletions fire everyone else's.
-    pub fn end_session(&mut self, now: Millis, id: SessionId) -> Result<Vec<Notification>, KeeperError> {
+    /// ephemeral the session owns. On a close the client is still connected
+    /// and hears its own watches fire before the reply (measured on 3.8.0);
+    /// an expired session's connection is gone, so its watches go first.
+    pub fn end_session(&mut self, now: Millis, id: SessionId, how: SessionEnd) -> Result<Vec<Notification>, KeeperError> {
         if self.sessions.remove(&id).is_none() {
             return Err(KeeperError::SessionExpired);
         }
         let zxid = self.next_zxid();
-        self.watches.remove_session(id);
+        if how == SessionEnd::Expired {
+            self.watches.remove_session(id);
+        }
         let mut changes = Vec::new();
         let mut undo = Vec::new();
         for path in self.tree.ephemerals_of(id) {
@@ -121,7 +124,9 @@ impl ZooKeeper {
             // Cannot fail: an ephemeral has no children and we pass version -1.
             let _ = self.tree.delete(&path, -1, &mut txn);
         }
-        Ok(self.fire(&changes))
+        let notifications = self.fire(&changes);
+        self.watches.remove_session(id);
+        Ok(notifications)
     }
 
     /// Processes one request from `session` at `now`.

@@ -1,5 +1,6 @@
 //! The tree's rules, one test each, in ZooKeeper's words.
 
+use super::server::SessionEnd;
 use super::*;
 use crate::sim::Millis;
 
@@ -172,17 +173,25 @@ fn closing_a_session_deletes_its_ephemerals_in_one_transaction() {
     ok(&mut zk, a, create("/p/e2", "", true, true));
     ok(&mut zk, b, Request::GetChildren { path: "/p".into(), watch: true });
     ok(&mut zk, b, Request::Exists { path: "/p/e1".into(), watch: true });
-    ok(&mut zk, a, Request::GetData { path: "/p".into(), watch: true });
+    ok(&mut zk, a, Request::GetData { path: "/p/e20000000001".into(), watch: true });
     let before = zk.last_zxid();
-    let n = zk.end_session(Millis(5), a).unwrap();
+    let n = zk.end_session(Millis(5), a, SessionEnd::Closed).unwrap();
     assert_eq!(zk.last_zxid(), before + 1);
-    assert_eq!(n, vec![note(b, EventType::NodeDeleted, "/p/e1"), note(b, EventType::NodeChildrenChanged, "/p")]);
+    // The closing session hears its own watch fire too; the others theirs.
+    assert_eq!(
+        n,
+        vec![
+            note(b, EventType::NodeDeleted, "/p/e1"),
+            note(b, EventType::NodeChildrenChanged, "/p"),
+            note(a, EventType::NodeDeleted, "/p/e20000000001")
+        ]
+    );
     let p = stat(&zk, "/p");
     assert_eq!((p.num_children, p.cversion, p.pzxid), (0, 4, before + 1));
     assert!(zk.tree().ephemerals_of(a).is_empty());
     // The closed session can do nothing more.
     assert_eq!(err(&mut zk, a, create("/q", "", false, false)), KeeperError::SessionExpired);
-    assert_eq!(zk.end_session(Millis(6), a), Err(KeeperError::SessionExpired));
+    assert_eq!(zk.end_session(Millis(6), a, SessionEnd::Closed), Err(KeeperError::SessionExpired));
 }
 
 #[test]

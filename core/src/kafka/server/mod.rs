@@ -110,7 +110,13 @@ impl Broker {
         self.deferred.clear();
         self.controller = KafkaController::new(self.id, config);
         self.metadata_cache = MetadataCache::default();
-        self.replica_manager = ReplicaManager::new(self.log_dirs, io.now.as_u64());
+        // The logs and checkpoint files survive the restart; memory does not.
+        let old = std::mem::replace(&mut self.replica_manager, ReplicaManager::new(self.log_dirs, io.now.as_u64()));
+        let mut disk = old.disk;
+        disk.extend(old.partitions.iter().map(|(tp, h)| (tp.clone(), (h.log_dir, h.leo))));
+        self.replica_manager.disk = disk;
+        self.replica_manager.checkpointed = old.checkpointed;
+        self.replica_manager.checkpoints = old.checkpoints;
         self.zkc = ZooKeeperClient::default();
         self.shutdown_attempts = 0;
         self.controller_started = false;
@@ -493,7 +499,7 @@ impl Broker {
             self.controller.on_controller_resignation(&mut cx);
         }
         if let Some(session) = self.zkc.session.take() {
-            if let Ok(n) = io.zk.end_session(io.now, session) {
+            if let Ok(n) = io.zk.end_session(io.now, session, crate::zookeeper::server::SessionEnd::Closed) {
                 io.notifications.extend(n);
             }
             let actor = self.actor();

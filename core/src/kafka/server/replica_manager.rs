@@ -132,6 +132,10 @@ pub struct ReplicaManager {
     /// `LogDirFailureChannel`: dirs reported failed, not yet handled.
     pub offline_dir_queue: Vec<u32>,
     pub next_token: u64,
+    /// Logs left on disk by an earlier run of this broker: dir and LEO.
+    pub disk: BTreeMap<TopicPartition, (u32, u64)>,
+    /// The high watermarks last checkpointed, read back at restart.
+    pub checkpointed: BTreeMap<TopicPartition, u64>,
 }
 
 /// A fetch a leader holds: the session generation, the follower's
@@ -226,8 +230,8 @@ impl ReplicaManager {
                 out.partition_errors.insert(tp, Errors::UNKNOWN_TOPIC_OR_PARTITION);
                 continue;
             }
-            let log_dir = match self.partitions.get(&tp) {
-                Some(h) => h.log_dir,
+            let log_dir = match self.partitions.get(&tp).map(|h| h.log_dir).or_else(|| self.disk.get(&tp).map(|d| d.0)) {
+                Some(d) => d,
                 None => match self.choose_log_dir() {
                     Some(d) => d,
                     None => {
@@ -240,7 +244,11 @@ impl ReplicaManager {
             let isr = if role == Role::Leader { p.isr.clone() } else { Vec::new() };
             let (leo, hw, was_leader, old_remote) = match self.partitions.get(&tp) {
                 Some(h) => (h.leo, h.hw, h.role == Role::Leader, h.remote.clone()),
-                None => (0, 0, false, BTreeMap::new()),
+                // A log from before a restart: its HW comes from the checkpoint.
+                None => match self.disk.get(&tp) {
+                    Some((_, leo)) => (*leo, self.checkpointed.get(&tp).copied().unwrap_or(0).min(*leo), false, BTreeMap::new()),
+                    None => (0, 0, false, BTreeMap::new()),
+                },
             };
             // makeLeader: every follower's caught-up time restarts (now if in
             // the ISR); a new leader forgets the followers' LEOs.
@@ -316,6 +324,8 @@ impl ReplicaManager {
             }
             if p.delete_partition {
                 self.partitions.remove(&tp);
+                self.disk.remove(&tp);
+                self.checkpointed.remove(&tp);
             } else if let Some(h) = self.partitions.get_mut(&tp) {
                 // The replica stops fetching; it stays on disk.
                 h.role = Role::Follower;

@@ -516,6 +516,10 @@ impl Broker {
             let text = self.replica_manager.checkpoint_text(*d);
             self.replica_manager.checkpoints.insert(*d, text);
         }
+        let rm = &mut self.replica_manager;
+        for (tp, h) in &rm.partitions {
+            rm.checkpointed.insert(tp.clone(), h.hw);
+        }
         let shown: Vec<String> =
             dirs.iter().map(|d| format!("{}: {}", log_dir_path(*d), self.replica_manager.checkpoints[d].replace('\n', "⏎"))).collect();
         io.record(

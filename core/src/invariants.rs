@@ -1,0 +1,161 @@
+//! The invariants checked after every step of a chaos run (and by the
+//! property tests): what must hold in any reachable state of the cluster,
+//! however the faults are timed.
+//!
+//! 1. `one-controller-per-epoch`: at most one broker believes it is the active
+//!    controller for any controller epoch.
+//! 2. `leader-in-isr`: every partition state znode with a leader has it in
+//!    its ISR; the ISR is never empty and lies within the replicas.
+//! 3. `epochs-never-decrease`: `/controller_epoch` and every partition's
+//!    leader epoch only grow (a deleted and re-created topic starts over).
+//! 4. `ephemerals-have-live-sessions`: every ephemeral znode's owner session
+//!    is open.
+//! 5. `hw-never-decreases`: a replica's high watermark only grows within one
+//!    broker process, unless its log was truncated (an unclean election).
+//! 6. `hw-within-isr`: a leader's high watermark never passes the LEO of any
+//!    ISR member.
+
+use crate::kafka::server::replica_manager::Role;
+use crate::kafka::zk_data::{self, LeaderIsrAndControllerEpoch};
+use crate::kafka::BrokerId;
+use crate::scenario::TopicPartition;
+use crate::sim::Sim;
+use std::collections::BTreeMap;
+use std::fmt;
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Violation {
+    pub invariant: &'static str,
+    pub detail: String,
+}
+
+impl fmt::Display for Violation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "invariant {} violated: {}", self.invariant, self.detail)
+    }
+}
+
+/// Remembers what "never decreases" compares against.
+#[derive(Clone, Debug, Default)]
+pub struct InvariantChecker {
+    controller_epoch: i64,
+    /// State znode path → (its czxid, the highest leader epoch seen).
+    leader_epochs: BTreeMap<String, (i64, i32)>,
+    /// (broker, incarnation, partition) → (HW, LEO) last seen.
+    high_watermarks: BTreeMap<(BrokerId, u32, TopicPartition), (u64, u64)>,
+}
+
+fn fail(invariant: &'static str, detail: String) -> Result<(), Violation> {
+    Err(Violation { invariant, detail })
+}
+
+impl InvariantChecker {
+    pub fn check(&mut self, sim: &Sim) -> Result<(), Violation> {
+        self.one_controller_per_epoch(sim)?;
+        self.partition_states(sim)?;
+        self.ephemerals(sim)?;
+        self.high_watermarks(sim)
+    }
+
+    fn one_controller_per_epoch(&mut self, sim: &Sim) -> Result<(), Violation> {
+        let mut by_epoch: BTreeMap<i32, BrokerId> = BTreeMap::new();
+        for b in sim.brokers().values().filter(|b| b.is_alive()) {
+            if b.controller.is_active() {
+                if let Some(other) = by_epoch.insert(b.controller.ctx.epoch, b.id) {
+                    return fail(
+                        "one-controller-per-epoch",
+                        format!("brokers {other} and {} both act as controller for epoch {}", b.id, b.controller.ctx.epoch),
+                    );
+                }
+            }
+        }
+        let tree = sim.zk().tree();
+        if let Some(epoch) = tree.get(zk_data::CONTROLLER_EPOCH).and_then(|n| zk_data::decode_controller_epoch(&n.data)) {
+            if (epoch as i64) < self.controller_epoch {
+                return fail("epochs-never-decrease", format!("/controller_epoch went from {} to {epoch}", self.controller_epoch));
+            }
+            self.controller_epoch = epoch as i64;
+        }
+        Ok(())
+    }
+
+    fn partition_states(&mut self, sim: &Sim) -> Result<(), Violation> {
+        let tree = sim.zk().tree();
+        let Some(topics) = tree.get(zk_data::BROKER_TOPICS) else { return Ok(()) };
+        for topic in &topics.children {
+            let Some(assignment) = tree.get(&zk_data::topic_path(topic)).and_then(|n| zk_data::decode_topic(&n.data)) else { continue };
+            for (p, a) in assignment {
+                let tp = TopicPartition { topic: topic.clone(), partition: p };
+                let path = zk_data::partition_state_path(&tp);
+                let Some(node) = tree.get(&path) else { continue };
+                let Some(s) = LeaderIsrAndControllerEpoch::decode(&node.data, node.stat.version) else {
+                    return fail("leader-in-isr", format!("{path} holds unreadable data"));
+                };
+                if s.isr.is_empty() {
+                    return fail("leader-in-isr", format!("{tp} has an empty ISR"));
+                }
+                if s.leader >= 0 && !s.isr.contains(&s.leader) {
+                    return fail("leader-in-isr", format!("{tp}: leader {} is not in its ISR {:?}", s.leader, s.isr));
+                }
+                if let Some(b) = s.isr.iter().find(|b| !a.replicas.contains(b)) {
+                    return fail("leader-in-isr", format!("{tp}: ISR member {b} is not among the replicas {:?}", a.replicas));
+                }
+                let entry = self.leader_epochs.entry(path.clone()).or_insert((node.stat.czxid, s.leader_epoch));
+                if entry.0 != node.stat.czxid {
+                    *entry = (node.stat.czxid, s.leader_epoch);
+                } else if s.leader_epoch < entry.1 {
+                    return fail("epochs-never-decrease", format!("{tp}: leader epoch went from {} to {}", entry.1, s.leader_epoch));
+                } else {
+                    entry.1 = s.leader_epoch;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn ephemerals(&self, sim: &Sim) -> Result<(), Violation> {
+        let zk = sim.zk();
+        for (path, n) in zk.tree().iter() {
+            if n.is_ephemeral() && zk.session(n.stat.ephemeral_owner).is_none() {
+                return fail(
+                    "ephemerals-have-live-sessions",
+                    format!("{path} belongs to session {:#x}, which is closed", n.stat.ephemeral_owner),
+                );
+            }
+        }
+        Ok(())
+    }
+
+    fn high_watermarks(&mut self, sim: &Sim) -> Result<(), Violation> {
+        let leos: BTreeMap<(BrokerId, &TopicPartition), u64> = sim
+            .brokers()
+            .values()
+            .filter(|b| b.is_alive())
+            .flat_map(|b| b.replica_manager.partitions.iter().map(move |(tp, h)| ((b.id, tp), h.leo)))
+            .collect();
+        for b in sim.brokers().values().filter(|b| b.is_alive()) {
+            for (tp, h) in &b.replica_manager.partitions {
+                let key = (b.id, b.incarnation, tp.clone());
+                if let Some((hw, leo)) = self.high_watermarks.get(&key) {
+                    if h.hw < *hw && h.leo >= *leo {
+                        return fail("hw-never-decreases", format!("broker {} {tp}: high watermark went from {hw} to {}", b.id, h.hw));
+                    }
+                }
+                self.high_watermarks.insert(key, (h.hw, h.leo));
+                if h.role == Role::Leader {
+                    for m in &h.isr {
+                        if let Some(leo) = leos.get(&(*m, tp)) {
+                            if h.hw > *leo {
+                                return fail(
+                                    "hw-within-isr",
+                                    format!("{tp}: leader {}'s high watermark {} passes ISR member {m}'s LEO {leo}", b.id, h.hw),
+                                );
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
