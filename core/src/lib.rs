@@ -6,6 +6,7 @@
 //! virtual time, the event queue and the PRNG, [`scenario`] is the script
 //! language, and [`runner`] plays a script against a simulation step by step.
 
+pub mod chaos;
 pub mod console;
 pub mod invariants;
 pub mod kafka;

@@ -15,3 +15,9 @@ pub mod zookeeper_client;
 
 /// A broker id (`broker.id`).
 pub type BrokerId = i32;
+
+/// `[a, b, c]` without quotes: how summaries list topics, partitions and
+/// brokers (a `trace contains` check then matches the text as shown).
+pub fn show<T: std::fmt::Display>(items: impl IntoIterator<Item = T>) -> String {
+    format!("[{}]", items.into_iter().map(|i| i.to_string()).collect::<Vec<_>>().join(", "))
+}

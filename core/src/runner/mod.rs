@@ -289,6 +289,37 @@ impl Runner {
         RunError::Script(ScenarioError::at(self.current_line, 1, message))
     }
 
+    /// Inserts a command to run next, before the rest of the script (an
+    /// action taken at the app's console, or by the chaos driver). The text
+    /// is parsed and validated like a scenario line; its line number is the
+    /// one given.
+    pub fn insert_next(&mut self, text: &str, line_no: usize) -> Result<(), ScenarioError> {
+        let mut parsed = crate::scenario::parse(text).map_err(|e| ScenarioError { line: line_no, ..e })?;
+        let Some(mut line) = parsed.lines.pop() else {
+            return Err(ScenarioError::at(line_no, 1, "expected a command"));
+        };
+        line.line = line_no;
+        if let Command::Seed(_) = line.command {
+            return Err(ScenarioError::at(line_no, 1, "the seed is fixed when the scenario starts"));
+        }
+        let mut check = Script { lines: vec![line.clone()], seed: 0 };
+        // Console sessions opened earlier count as known.
+        for s in self.sim.console().sessions() {
+            check.lines.insert(
+                0,
+                crate::scenario::Line {
+                    line: 0,
+                    text: String::new(),
+                    command: Command::ZkSession { name: s.name.clone(), timeout_ms: None },
+                },
+            );
+        }
+        validate(&check).map_err(|e| ScenarioError { line: line_no, ..e })?;
+        std::sync::Arc::make_mut(&mut self.script).lines.insert(self.pc, line);
+        self.finished = false;
+        Ok(())
+    }
+
     /// Plays to the end of the script.
     pub fn run_to_end(&mut self, trace: &mut Trace) -> Result<(), RunError> {
         while self.step(trace)? == StepOutcome::Stepped {}

@@ -48,10 +48,11 @@ impl KafkaController {
             .collect();
         self.ctx.topics_to_be_deleted.extend(marked.iter().cloned());
         self.ctx.topics_ineligible_for_deletion.extend(ineligible.iter().cloned());
+        let (marked_list, ineligible_list) = (crate::kafka::show(&marked), crate::kafka::show(&ineligible));
         self.step(
             cx,
             "TopicDeletionManager.init",
-            format!("topics queued for deletion {marked:?}, ineligible {ineligible:?}"),
+            format!("topics queued for deletion {marked_list}, ineligible {ineligible_list}"),
             json!({"queued": marked, "ineligible": ineligible}),
         );
         Ok(())
@@ -75,11 +76,12 @@ impl KafkaController {
             kzk::fenced_delete(cx.zkc, cx.io, &actor, "KafkaZkClient.deleteTopicDeletions", &zk_data::delete_topic_path(t), v)?;
         }
         let to_delete: BTreeSet<String> = marked.into_iter().filter(|t| self.ctx.all_topics.contains(t)).collect();
+        let to_delete_list = crate::kafka::show(&to_delete);
         if !self.config.delete_topic_enable {
             self.step(
                 cx,
                 "KafkaController.processTopicDeletion",
-                format!("delete.topic.enable=false: removing the markers of {to_delete:?} and deleting nothing"),
+                format!("delete.topic.enable=false: removing the markers of {to_delete_list} and deleting nothing"),
                 json!({"topics": to_delete}),
             );
             for t in &to_delete {
@@ -91,7 +93,8 @@ impl KafkaController {
         if new.is_empty() {
             return Ok(());
         }
-        self.step(cx, "KafkaController.processTopicDeletion", format!("topics marked for deletion: {new:?}"), json!({"topics": new}));
+        let new_list = crate::kafka::show(&new);
+        self.step(cx, "KafkaController.processTopicDeletion", format!("topics marked for deletion: {new_list}"), json!({"topics": new}));
         for t in &new {
             if self.ctx.partitions_being_reassigned.iter().any(|tp| &tp.topic == t) {
                 self.ctx.topics_ineligible_for_deletion.insert(t.clone());
@@ -118,10 +121,11 @@ impl KafkaController {
         }
         self.replica_state_changes(cx, replicas, ReplicaState::ReplicaDeletionIneligible)?;
         self.ctx.topics_ineligible_for_deletion.extend(topics.iter().cloned());
+        let topics_list = crate::kafka::show(&topics);
         self.step(
             cx,
             "TopicDeletionManager.failReplicaDeletion",
-            format!("deletion of {topics:?} halted: replicas could not be deleted (ineligible until their brokers return)"),
+            format!("deletion of {topics_list} halted: replicas could not be deleted (ineligible until their brokers return)"),
             json!({"topics": topics}),
         );
         self.resume_deletions(cx)
@@ -162,7 +166,8 @@ impl KafkaController {
     fn on_topic_deletion(&mut self, cx: &mut Cx, topics: &[String]) -> CResult<()> {
         let fresh: Vec<String> = topics.iter().filter(|t| !self.ctx.topics_with_deletion_started.contains(*t)).cloned().collect();
         let partitions: Vec<TopicPartition> = fresh.iter().flat_map(|t| self.ctx.partitions_for_topic(t)).collect();
-        self.step(cx, "TopicDeletionManager.onTopicDeletion", format!("deleting topics {topics:?}"), json!({"topics": topics}));
+        let topics_list = crate::kafka::show(topics);
+        self.step(cx, "TopicDeletionManager.onTopicDeletion", format!("deleting topics {topics_list}"), json!({"topics": topics}));
         self.partition_state_changes(cx, &partitions, PartitionState::OfflinePartition, None)?;
         self.partition_state_changes(cx, &partitions, PartitionState::NonExistentPartition, None)?;
         self.ctx.topics_with_deletion_started.extend(fresh);
@@ -183,11 +188,12 @@ impl KafkaController {
         self.replica_state_changes(cx, &dead, ReplicaState::ReplicaDeletionIneligible)?;
         if !dead.is_empty() {
             let topics: BTreeSet<String> = dead.iter().map(|(tp, _)| tp.topic.clone()).collect();
+            let topics_list = crate::kafka::show(&topics);
             self.step(
                 cx,
                 SRC,
                 format!(
-                    "replicas on dead brokers {:?}: topics {topics:?} are ineligible for deletion until they return",
+                    "replicas on dead brokers {:?}: topics {topics_list} are ineligible for deletion until they return",
                     dead.iter().map(|(_, b)| *b).collect::<BTreeSet<_>>()
                 ),
                 json!({}),

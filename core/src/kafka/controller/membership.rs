@@ -156,12 +156,13 @@ impl KafkaController {
         self.maybe_resume_reassignments(cx, &new_set)?;
         let deleting: BTreeSet<String> =
             replicas.iter().filter(|(tp, _)| self.ctx.is_topic_queued_for_deletion(&tp.topic)).map(|(tp, _)| tp.topic.clone()).collect();
+        let deleting_list = crate::kafka::show(&deleting);
         self.numbered(
             cx,
             STARTUP,
             6,
             7,
-            format!("resume deletion of queued topics with replicas on them: {deleting:?}"),
+            format!("resume deletion of queued topics with replicas on them: {deleting_list}"),
             json!({"topics": deleting}),
         );
         if !deleting.is_empty() {

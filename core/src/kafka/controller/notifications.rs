@@ -45,11 +45,7 @@ impl KafkaController {
             SRC,
             1,
             3,
-            format!(
-                "{} notifications name partitions {:?}: re-read their state znodes",
-                children.len(),
-                list.iter().map(|t| t.to_string()).collect::<Vec<_>>()
-            ),
+            format!("{} notifications name partitions {}: re-read their state znodes", children.len(), crate::kafka::show(&list)),
             json!({"notifications": children}),
         );
         self.update_leader_and_isr_cache(cx, &list)?;
@@ -158,12 +154,13 @@ impl KafkaController {
             cx,
             SRC,
             if newly.is_empty() {
-                format!("LeaderAndIsr response from broker {broker}: {} partitions, errors {errors:?}", partition_errors.len())
-            } else {
                 format!(
-                    "broker {broker} answered KAFKA_STORAGE_ERROR for {:?}: those replicas are offline",
-                    newly.iter().map(|t| t.to_string()).collect::<Vec<_>>()
+                    "LeaderAndIsr response from broker {broker}: {} partitions, errors {}",
+                    partition_errors.len(),
+                    crate::kafka::show(errors.iter().map(|(t, e)| format!("{t}: {e:?}")))
                 )
+            } else {
+                format!("broker {broker} answered KAFKA_STORAGE_ERROR for {}: those replicas are offline", crate::kafka::show(&newly))
             },
             json!({"broker": broker, "errors": errors}),
         );

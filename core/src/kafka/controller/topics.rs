@@ -37,10 +37,11 @@ impl KafkaController {
             }
             self.ctx.assignments.insert(t, a);
         }
+        let (new_list, gone_list) = (crate::kafka::show(&new), crate::kafka::show(&gone));
         self.step(
             cx,
             "KafkaController.processTopicChange",
-            format!("new topics {new:?}, deleted topics {gone:?}: {} new partitions", partitions.len()),
+            format!("new topics {new_list}, deleted topics {gone_list}: {} new partitions", partitions.len()),
             json!({"new": new, "deleted": gone, "partitions": partitions.len()}),
         );
         if !partitions.is_empty() {

@@ -46,10 +46,10 @@ impl Broker {
                             "control-request",
                             "ReplicaManager.becomeLeaderOrFollower",
                             format!(
-                                "handle {what} from controller {from}: leader for {:?}, follower for {:?}{}",
-                                out.became_leader.iter().map(|t| t.to_string()).collect::<Vec<_>>(),
-                                out.became_follower.iter().map(|t| t.to_string()).collect::<Vec<_>>(),
-                                if errors.is_empty() { String::new() } else { format!(", errors {errors:?}") }
+                                "handle {what} from controller {from}: leader for {}, follower for {}{}",
+                                crate::kafka::show(&out.became_leader),
+                                crate::kafka::show(&out.became_follower),
+                                if errors.is_empty() { String::new() } else { format!(", errors {}", crate::kafka::show(errors.iter().map(|(t, e)| format!("{t}: {e:?}")))) }
                             ),
                             json!({"from": from, "became_leader": out.became_leader.iter().map(|t| t.to_string()).collect::<Vec<_>>(), "became_follower": out.became_follower.iter().map(|t| t.to_string()).collect::<Vec<_>>(), "errors": errors, "first": out.first}),
                         );
@@ -103,7 +103,10 @@ impl Broker {
                         "ReplicaManager.stopReplicas",
                         format!(
                             "handle {what} from controller {from}: {}",
-                            error.map(|e| format!("{e:?}")).unwrap_or_else(|| format!("stopped, errors {errors:?}"))
+                            error.map(|e| format!("{e:?}")).unwrap_or_else(|| format!(
+                                "stopped, errors {}",
+                                crate::kafka::show(errors.iter().map(|(t, e)| format!("{t}: {e:?}")))
+                            ))
                         ),
                         json!({"from": from, "errors": errors}),
                     );

@@ -480,12 +480,13 @@ impl Broker {
         let partitions: Vec<TopicPartition> = rm.isr_change_set.iter().cloned().collect();
         let names: Vec<String> = partitions.iter().map(|t| t.to_string()).collect();
         let actor = self.rm_actor();
+        let names_list = crate::kafka::show(&names);
         if !due {
             io.record(
                 &actor,
                 "scheduled-task",
                 "ZkIsrManager.maybePropagateIsrChanges",
-                format!("isr-change-propagation: {names:?} changed {quiet} ms ago (not yet {ISR_CHANGE_LINGER_MS} ms quiet) and the last publication was {since} ms ago (< {ISR_PROPAGATION_MAX_DELAY_MS} ms): wait"),
+                format!("isr-change-propagation: {names_list} changed {quiet} ms ago (not yet {ISR_CHANGE_LINGER_MS} ms quiet) and the last publication was {since} ms ago (< {ISR_PROPAGATION_MAX_DELAY_MS} ms): wait"),
                 json!({"pending": names, "since_last_change_ms": quiet, "since_last_propagation_ms": since}),
             );
             return;
@@ -493,12 +494,13 @@ impl Broker {
         let data = zk_data::encode_partitions(&partitions);
         let path = format!("{}/{}", zk_data::ISR_CHANGE_NOTIFICATION, zk_data::ISR_CHANGE_PREFIX);
         let created = self.zkc.create(io, &actor, "KafkaZkClient.propagateIsrChanges", &path, data, PERSISTENT_SEQUENTIAL);
+        let names_list = crate::kafka::show(&names);
         io.record(
             &actor,
             "scheduled-task",
             "ZkIsrManager.maybePropagateIsrChanges",
             format!(
-                "isr-change-propagation: publish {names:?} as {} ({quiet} ms since the last change, {since} ms since the last publication)",
+                "isr-change-propagation: publish {names_list} as {} ({quiet} ms since the last change, {since} ms since the last publication)",
                 created.as_deref().unwrap_or("(failed)")
             ),
             json!({"partitions": names, "created": created.ok()}),
@@ -596,11 +598,12 @@ impl Broker {
         }
         self.replica_manager.checkpoints.remove(&dir);
         let names: Vec<String> = in_dir.iter().map(|t| t.to_string()).collect();
+        let names_list = crate::kafka::show(&names);
         io.record(
             &actor,
             "log-dir",
             "ReplicaManager.handleLogDirFailure",
-            format!("{} is offline: stop fetching and serving {names:?}, stop checkpointing the dir", log_dir_path(dir)),
+            format!("{} is offline: stop fetching and serving {names_list}, stop checkpointing the dir", log_dir_path(dir)),
             json!({"dir": dir, "partitions": names}),
         );
         if !self.replica_manager.log_dirs.iter().any(|d| *d) {
@@ -614,9 +617,17 @@ impl Broker {
             self.stop(io, "halted (Exit.halt(1)): every log dir is offline");
             return;
         }
-        let data = serde_json::to_vec(&json!({"version": 1, "broker": self.id, "event": 1})).unwrap_or_default();
+        let notification = json!({"version": 1, "broker": self.id, "event": 1});
+        let data = serde_json::to_vec(&notification).unwrap_or_default();
         let path = format!("{}/{}", zk_data::LOG_DIR_EVENT_NOTIFICATION, zk_data::LOG_DIR_EVENT_PREFIX);
-        let _ = self.zkc.create(io, &actor, "KafkaZkClient.propagateLogDirEvent", &path, data, PERSISTENT_SEQUENTIAL);
+        let created = self.zkc.create(io, &actor, "KafkaZkClient.propagateLogDirEvent", &path, data, PERSISTENT_SEQUENTIAL);
+        io.record(
+            &actor,
+            "log-dir",
+            "ReplicaManager.handleLogDirFailure",
+            format!("told the controller through {}", created.as_deref().unwrap_or("(failed)")),
+            json!({"created": created.ok(), "notification": notification}),
+        );
     }
 
     /// The fetch sessions, for display: leader → partitions.
