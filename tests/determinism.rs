@@ -76,3 +76,40 @@ fn keyframes_stay_bounded_on_long_runs() {
     timeline.seek(last);
     assert_eq!(timeline.position(), last);
 }
+
+#[test]
+fn acting_branches_and_replays_identically() {
+    use kzsim::sandbox::Sandbox;
+    let text =
+        "broker-config zookeeper.session.timeout.ms=6000\ncluster brokers=3\nstart all\ntopic create t assignment=0:1,2,0\nrun 30s\n";
+    let mut sb = Sandbox::load(text).unwrap();
+    sb.run_for(150);
+    let p = sb.position();
+    sb.act("kill broker 1").unwrap();
+    assert_eq!(sb.known_steps(), p, "acting forgets the old future");
+    sb.run_for(10_000);
+    let end = sb.position();
+    // The state "after step n" is the one right after that step: move off the
+    // end (where the script's last run went on to its deadline) and back.
+    sb.seek(end - 1);
+    sb.seek(end);
+    let after = dump_json(sb.timeline().current().sim());
+    assert!(after.contains("\"leader\": 2"), "the kill took effect");
+    // Back before the action and forward again: the action is replayed.
+    sb.seek(p / 2);
+    sb.seek(end);
+    let again = dump_json(sb.timeline().current().sim());
+    if again != after {
+        let diff: Vec<String> = after
+            .lines()
+            .zip(again.lines())
+            .enumerate()
+            .filter(|(_, (a, b))| a != b)
+            .take(8)
+            .map(|(i, (a, b))| format!("line {i}: {a} | {b}"))
+            .collect();
+        panic!("replay after acting differs:\n{}", diff.join("\n"));
+    }
+    assert!(sb.act("run 5s").is_err(), "time moves with the controls");
+    assert!(sb.act("kill broker 9").is_ok(), "a bad action is only found when it runs");
+}

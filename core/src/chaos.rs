@@ -75,7 +75,7 @@ pub fn run(seed: u64, actions: usize, max_steps: u64) -> ChaosReport {
             }
             for line in choose(runner.sim(), &mut rng, &mut topics) {
                 line_no += 1;
-                runner.insert_next(&line, line_no).map_err(|e| ChaosFailure::Run(format!("{line}: {e}")))?;
+                runner.append_line(&line, line_no).map_err(|e| ChaosFailure::Run(format!("{line}: {e}")))?;
                 scenario.push_str(&line);
                 scenario.push('\n');
                 play(&mut runner, &mut trace, &mut checker)?;

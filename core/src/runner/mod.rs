@@ -102,6 +102,10 @@ pub struct Runner {
     finished: bool,
     /// Brokers `start all` has still to start, in id order.
     start_queue: std::collections::VecDeque<crate::kafka::BrokerId>,
+    /// Actions injected by the learner, run before the next step.
+    injected: std::collections::VecDeque<crate::scenario::Line>,
+    /// The script's mode, put aside while an injected action completes.
+    resume_after: Option<Mode>,
 }
 
 impl Runner {
@@ -118,6 +122,8 @@ impl Runner {
             limits,
             finished: false,
             start_queue: Default::default(),
+            injected: Default::default(),
+            resume_after: None,
         }
     }
 
@@ -166,6 +172,9 @@ impl Runner {
             }
             if self.sim.events_processed() >= self.limits.max_events {
                 return Err(RunError::EventBudget { line: self.current_line, text: self.line_text(), limit: self.limits.max_events });
+            }
+            if self.run_injected(trace)? {
+                continue;
             }
             self.advance(trace)?;
         }
@@ -239,11 +248,20 @@ impl Runner {
     }
 
     fn next_line(&mut self, trace: &Trace) -> Result<(), RunError> {
+        if let Some(mode) = self.resume_after.take() {
+            // An injected action is done: the script's own mode resumes.
+            self.mode = mode;
+            return Ok(());
+        }
         let Some(line) = self.script.lines.get(self.pc).cloned() else {
-            self.finished = true;
+            self.finished = self.injected.is_empty();
             return Ok(());
         };
         self.pc += 1;
+        self.execute(line, trace)
+    }
+
+    fn execute(&mut self, line: crate::scenario::Line, trace: &Trace) -> Result<(), RunError> {
         self.current_line = line.line;
         let now = self.sim.now();
         match line.command {
@@ -289,12 +307,11 @@ impl Runner {
         RunError::Script(ScenarioError::at(self.current_line, 1, message))
     }
 
-    /// Inserts a command to run next, before the rest of the script (an
-    /// action taken at the app's console, or by the chaos driver). The text
-    /// is parsed and validated like a scenario line; its line number is the
-    /// one given.
-    pub fn insert_next(&mut self, text: &str, line_no: usize) -> Result<(), ScenarioError> {
-        let mut parsed = crate::scenario::parse(text).map_err(|e| ScenarioError { line: line_no, ..e })?;
+    /// Parses one command as a scenario line would be, checking it against
+    /// the console sessions opened so far.
+    fn parse_one(&self, text: &str, line_no: usize) -> Result<crate::scenario::Line, ScenarioError> {
+        let relocate = |e: ScenarioError| ScenarioError { line: line_no, ..e };
+        let mut parsed = crate::scenario::parse(text).map_err(relocate)?;
         let Some(mut line) = parsed.lines.pop() else {
             return Err(ScenarioError::at(line_no, 1, "expected a command"));
         };
@@ -303,7 +320,6 @@ impl Runner {
             return Err(ScenarioError::at(line_no, 1, "the seed is fixed when the scenario starts"));
         }
         let mut check = Script { lines: vec![line.clone()], seed: 0 };
-        // Console sessions opened earlier count as known.
         for s in self.sim.console().sessions() {
             check.lines.insert(
                 0,
@@ -314,10 +330,50 @@ impl Runner {
                 },
             );
         }
-        validate(&check).map_err(|e| ScenarioError { line: line_no, ..e })?;
-        std::sync::Arc::make_mut(&mut self.script).lines.insert(self.pc, line);
+        validate(&check).map_err(relocate)?;
+        Ok(line)
+    }
+
+    /// Appends a command at the end of the script (the chaos driver records
+    /// its run this way).
+    pub fn append_line(&mut self, text: &str, line_no: usize) -> Result<(), ScenarioError> {
+        let line = self.parse_one(text, line_no)?;
+        Arc::make_mut(&mut self.script).lines.push(line);
         self.finished = false;
         Ok(())
+    }
+
+    /// An action taken now, in the middle of whatever the script is doing (a
+    /// learner's click or console line): it runs before the next step, and
+    /// the script then carries on where it was. Time commands are not
+    /// actions: the learner moves time with the controls.
+    pub fn inject(&mut self, text: &str) -> Result<(), ScenarioError> {
+        let line = self.parse_one(text, 0)?;
+        if matches!(line.command, Command::Run(_) | Command::RunUntilIdle { .. } | Command::Step(_)) {
+            return Err(ScenarioError::at(0, 1, "time moves with the step and play controls; type an action or a zk command"));
+        }
+        self.injected.push_back(line);
+        self.finished = false;
+        Ok(())
+    }
+
+    /// Runs the next injected action, keeping the script's mode for later.
+    fn run_injected(&mut self, trace: &Trace) -> Result<bool, RunError> {
+        if self.resume_after.is_some() {
+            return Ok(false);
+        }
+        let Some(line) = self.injected.pop_front() else { return Ok(false) };
+        let saved = self.mode;
+        self.mode = Mode::NextLine;
+        let saved_line = self.current_line;
+        self.execute(line, trace)?;
+        self.current_line = saved_line;
+        if self.mode == Mode::NextLine {
+            self.mode = saved;
+        } else {
+            self.resume_after = Some(saved);
+        }
+        Ok(true)
     }
 
     /// Plays to the end of the script.

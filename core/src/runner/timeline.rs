@@ -24,12 +24,25 @@ pub struct Timeline {
     end: Option<u64>,
     /// A budget or script error met at the end of the known steps.
     error: Option<RunError>,
+    /// Actions the learner took, at the step they were taken after.
+    injections: Vec<(u64, String)>,
+    /// `/` zxid after each step (index = step), for "what changed this step".
+    zxids: Vec<i64>,
 }
 
 impl Timeline {
     pub fn new(script: Arc<Script>, limits: Limits) -> Timeline {
         let current = Runner::new(script, limits);
-        Timeline { keyframes: vec![current.clone()], current, interval: FIRST_INTERVAL, trace: Trace::default(), end: None, error: None }
+        Timeline {
+            keyframes: vec![current.clone()],
+            current,
+            interval: FIRST_INTERVAL,
+            trace: Trace::default(),
+            end: None,
+            error: None,
+            injections: Vec::new(),
+            zxids: vec![0],
+        }
     }
 
     /// The step the timeline is at (0 = before the first step).
@@ -69,7 +82,14 @@ impl Timeline {
         }
         match self.current.step(&mut self.trace) {
             Ok(StepOutcome::Stepped) => {
+                let pos = self.position() as usize;
+                let zxid = self.current.sim().zk().last_zxid();
+                if self.zxids.len() <= pos {
+                    self.zxids.resize(pos + 1, zxid);
+                }
+                self.zxids[pos] = zxid;
                 self.maybe_keyframe();
+                self.apply_injections();
                 true
             }
             Ok(StepOutcome::Finished) => {
@@ -106,12 +126,47 @@ impl Timeline {
         if n < self.position() || n.saturating_sub(self.position()) > self.interval {
             let k = self.keyframes.iter().rposition(|k| k.steps() <= n).unwrap_or(0);
             self.current = self.keyframes[k].clone();
+            self.apply_injections();
         }
         while self.position() < n {
             if !self.step_forward() {
                 break;
             }
         }
+    }
+
+    /// The learner acts now: the action runs before the next step, and the
+    /// future that was known after this step is forgotten (a new branch).
+    pub fn inject(&mut self, text: &str) -> Result<(), crate::scenario::ScenarioError> {
+        self.current.inject(text)?;
+        let p = self.position();
+        self.trace.truncate(p);
+        self.zxids.truncate(p as usize + 1);
+        self.keyframes.retain(|k| k.steps() <= p);
+        self.injections.retain(|(s, _)| *s <= p);
+        self.injections.push((p, text.to_string()));
+        self.end = None;
+        self.error = None;
+        Ok(())
+    }
+
+    /// Re-applies the learner's actions taken at the current step when the
+    /// timeline gets there again by replay.
+    fn apply_injections(&mut self) {
+        let p = self.position();
+        let due: Vec<String> = self.injections.iter().filter(|(s, _)| *s == p).map(|(_, t)| t.clone()).collect();
+        for text in due {
+            let _ = self.current.inject(&text);
+        }
+    }
+
+    /// The last zxid as it stood after step `n`.
+    pub fn zxid_after(&self, n: u64) -> i64 {
+        self.zxids.get(n as usize).copied().unwrap_or(0)
+    }
+
+    pub fn injections(&self) -> &[(u64, String)] {
+        &self.injections
     }
 
     /// Runs to the end of the script (or the budget).

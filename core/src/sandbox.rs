@@ -1,0 +1,78 @@
+//! `Sandbox`: what the browser app drives — a scenario on a timeline, moved
+//! by step, seek and learner actions, seen through [`crate::view::View`].
+
+use crate::runner::{validate, Limits, Timeline};
+use crate::scenario::{parse, ScenarioError};
+use crate::trace::TraceEntry;
+use crate::view::{self, View};
+use std::sync::Arc;
+
+/// The budget of a sandbox: smaller than the command line's, so that a
+/// runaway scenario stops with a message instead of eating the tab.
+pub const BROWSER_LIMITS: Limits = Limits { max_steps: 200_000, max_events: 5_000_000 };
+
+#[derive(Clone, Debug)]
+pub struct Sandbox {
+    timeline: Timeline,
+}
+
+impl Sandbox {
+    /// Parses and validates a scenario; errors carry their line.
+    pub fn load(text: &str) -> Result<Sandbox, ScenarioError> {
+        let script = parse(text)?;
+        validate(&script)?;
+        Ok(Sandbox { timeline: Timeline::new(Arc::new(script), BROWSER_LIMITS) })
+    }
+
+    pub fn position(&self) -> u64 {
+        self.timeline.position()
+    }
+
+    pub fn known_steps(&self) -> u64 {
+        self.timeline.known_steps()
+    }
+
+    pub fn end(&self) -> Option<u64> {
+        self.timeline.end()
+    }
+
+    /// One step forward; false at the end.
+    pub fn step_forward(&mut self) -> bool {
+        self.timeline.step_forward()
+    }
+
+    pub fn step_back(&mut self) {
+        let p = self.position();
+        self.timeline.seek(p.saturating_sub(1));
+    }
+
+    pub fn seek(&mut self, n: u64) {
+        self.timeline.seek(n);
+    }
+
+    /// Up to `max` steps forward; returns how many were taken.
+    pub fn run_for(&mut self, max: u64) -> u64 {
+        let mut n = 0;
+        while n < max && self.timeline.step_forward() {
+            n += 1;
+        }
+        n
+    }
+
+    /// A learner's action (a scenario command) taken at the current step.
+    pub fn act(&mut self, command: &str) -> Result<(), ScenarioError> {
+        self.timeline.inject(command)
+    }
+
+    pub fn view(&self) -> View {
+        view::view(&self.timeline)
+    }
+
+    pub fn trace(&self) -> &[TraceEntry] {
+        self.timeline.trace().entries()
+    }
+
+    pub fn timeline(&self) -> &Timeline {
+        &self.timeline
+    }
+}

@@ -1,0 +1,335 @@
+//! The view: a serializable picture of the simulation at one step, all the
+//! browser app renders. The app never reaches into the simulator; it gets
+//! a `View` and sends commands.
+
+use crate::console::session_hex;
+use crate::kafka::server::replica_manager::Role;
+use crate::kafka::zk_data::{self, LeaderIsrAndControllerEpoch};
+use crate::runner::expect::ExpectOutcome;
+use crate::runner::Timeline;
+use crate::sim::Sim;
+use crate::trace::TraceEntry;
+use crate::zookeeper::Stat;
+use serde::Serialize;
+use std::collections::{BTreeMap, BTreeSet};
+
+#[derive(Clone, Debug, Serialize)]
+pub struct View {
+    pub step: u64,
+    pub time_ms: u64,
+    /// Steps known so far (the timeline slider's range).
+    pub known_steps: u64,
+    /// The step at which the script ended, once reached.
+    pub end: Option<u64>,
+    pub error: Option<String>,
+    pub controller: Option<i32>,
+    pub controller_epoch: Option<i64>,
+    pub znodes: Vec<ZnodeView>,
+    pub brokers: Vec<BrokerView>,
+    pub partitions: Vec<PartitionView>,
+    pub sessions: Vec<SessionView>,
+    pub expectations: Vec<ExpectOutcome>,
+    /// The step just taken (what the explanation panel shows).
+    pub current: Option<TraceEntry>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct ZnodeView {
+    pub path: String,
+    pub name: String,
+    pub depth: usize,
+    pub data: String,
+    pub stat: Stat,
+    pub ephemeral: bool,
+    /// Who owns an ephemeral: `broker-1`, or a console session's name.
+    pub owner: Option<String>,
+    pub sequential: bool,
+    /// created | changed | deleted (this step), else empty.
+    pub change: &'static str,
+    pub watchers: Vec<WatcherView>,
+    pub children: usize,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct WatcherView {
+    pub owner: String,
+    /// data | exists | child
+    pub kind: &'static str,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct SessionView {
+    pub id: String,
+    pub owner: String,
+    pub timeout_ms: u64,
+    pub expires_in_ms: u64,
+    pub ephemerals: usize,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct BrokerView {
+    pub id: i32,
+    pub state: &'static str,
+    /// It believes it is the active controller.
+    pub controller: bool,
+    /// It believes so with an epoch older than `/controller_epoch`.
+    pub zombie: bool,
+    pub controller_epoch: Option<i32>,
+    pub broker_epoch: Option<i64>,
+    pub session: Option<String>,
+    pub session_expires_in_ms: Option<u64>,
+    pub log_dirs: Vec<bool>,
+    pub controller_queue: Vec<String>,
+    pub controller_busy_with: Option<String>,
+    pub fetch_paused: bool,
+    pub host: String,
+    pub port: u16,
+    /// What its metadata cache says: partition → (leader, leader epoch, ISR).
+    pub metadata: BTreeMap<String, (i32, i32, Vec<i32>)>,
+    pub metadata_live_brokers: Vec<i32>,
+    pub metadata_controller_epoch: i32,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct ReplicaView {
+    pub broker: i32,
+    pub role: &'static str,
+    pub leo: Option<u64>,
+    pub hw: Option<u64>,
+    pub state: Option<&'static str>,
+    pub in_isr: bool,
+    pub offline: bool,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct PartitionView {
+    pub tp: String,
+    pub topic: String,
+    pub partition: i32,
+    pub replicas: Vec<i32>,
+    pub leader: Option<i32>,
+    pub isr: Vec<i32>,
+    pub leader_epoch: Option<i32>,
+    pub zk_version: Option<i32>,
+    pub controller_epoch: Option<i32>,
+    pub state: Option<&'static str>,
+    pub replica_views: Vec<ReplicaView>,
+    /// The active controller's cached leader and ISR (it may lag ZooKeeper).
+    pub controller_view: Option<(i32, i32, Vec<i32>)>,
+}
+
+/// The view at the timeline's current position.
+pub fn view(timeline: &Timeline) -> View {
+    let runner = timeline.current();
+    let sim = runner.sim();
+    let step = timeline.position();
+    let previous_zxid = if step == 0 { 0 } else { timeline.zxid_after(step - 1) };
+    let current = step.checked_sub(1).and_then(|i| timeline.trace().entries().get(i as usize)).cloned();
+    let deleted = deleted_paths(current.as_ref());
+    View {
+        step,
+        time_ms: sim.now().as_u64(),
+        known_steps: timeline.known_steps(),
+        end: timeline.end(),
+        error: timeline.error().map(|e| e.to_string()),
+        controller: sim.zk().tree().get(zk_data::CONTROLLER).and_then(|n| zk_data::decode_controller(&n.data)),
+        controller_epoch: sim
+            .zk()
+            .tree()
+            .get(zk_data::CONTROLLER_EPOCH)
+            .and_then(|n| zk_data::decode_controller_epoch(&n.data))
+            .map(i64::from),
+        znodes: znodes(sim, previous_zxid, &deleted),
+        brokers: brokers(sim),
+        partitions: partitions(sim),
+        sessions: sessions(sim),
+        expectations: runner.expectations().to_vec(),
+        current,
+    }
+}
+
+fn deleted_paths(entry: Option<&TraceEntry>) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    if let Some(e) = entry {
+        let d = &e.detail;
+        if d.get("op").and_then(|v| v.as_str()) == Some("delete") && d.get("ok").and_then(|v| v.as_bool()) == Some(true) {
+            if let Some(p) = d.get("path").and_then(|v| v.as_str()) {
+                out.insert(p.to_string());
+            }
+        }
+        if let Some(list) = d.get("deleted").and_then(|v| v.as_array()) {
+            out.extend(list.iter().filter_map(|v| v.as_str()).map(String::from));
+        }
+    }
+    out
+}
+
+fn session_owner(sim: &Sim, id: i64) -> String {
+    sim.zk().session(id).map(|s| s.owner.clone()).unwrap_or_else(|| session_hex(id))
+}
+
+fn znodes(sim: &Sim, previous_zxid: i64, deleted: &BTreeSet<String>) -> Vec<ZnodeView> {
+    let zk = sim.zk();
+    let mut out: Vec<ZnodeView> = zk
+        .tree()
+        .iter()
+        .map(|(path, n)| {
+            let mut watchers: Vec<WatcherView> = Vec::new();
+            for (s, k) in zk.watches().data_watchers(path) {
+                let owner = session_owner(sim, s);
+                if k.data {
+                    watchers.push(WatcherView { owner: owner.clone(), kind: "data" });
+                }
+                if k.exists {
+                    watchers.push(WatcherView { owner, kind: "exists" });
+                }
+            }
+            for s in zk.watches().child_watchers(path) {
+                watchers.push(WatcherView { owner: session_owner(sim, s), kind: "child" });
+            }
+            let name = if path == "/" { "/".to_string() } else { crate::zookeeper::path::name(path).to_string() };
+            let sequential = name.len() > 10 && name[name.len() - 10..].bytes().all(|b| b.is_ascii_digit());
+            ZnodeView {
+                path: path.clone(),
+                depth: if path == "/" { 0 } else { path.matches('/').count() },
+                name,
+                data: String::from_utf8_lossy(&n.data).into_owned(),
+                stat: n.stat,
+                ephemeral: n.is_ephemeral(),
+                owner: n.is_ephemeral().then(|| session_owner(sim, n.stat.ephemeral_owner)),
+                sequential,
+                change: if n.stat.czxid > previous_zxid && previous_zxid > 0 {
+                    "created"
+                } else if n.stat.mzxid > previous_zxid && previous_zxid > 0 {
+                    "changed"
+                } else {
+                    ""
+                },
+                watchers,
+                children: n.children.len(),
+            }
+        })
+        .collect();
+    // Deleted this step: shown struck through where they stood.
+    for p in deleted {
+        if zk.tree().get(p).is_none() {
+            out.push(ZnodeView {
+                path: p.clone(),
+                name: crate::zookeeper::path::name(p).to_string(),
+                depth: p.matches('/').count(),
+                data: String::new(),
+                stat: Stat::default(),
+                ephemeral: false,
+                owner: None,
+                sequential: false,
+                change: "deleted",
+                watchers: Vec::new(),
+                children: 0,
+            });
+        }
+    }
+    out.sort_by(|a, b| a.path.cmp(&b.path));
+    out
+}
+
+fn sessions(sim: &Sim) -> Vec<SessionView> {
+    let now = sim.now();
+    sim.zk()
+        .sessions()
+        .values()
+        .map(|s| SessionView {
+            id: session_hex(s.id),
+            owner: s.owner.clone(),
+            timeout_ms: s.timeout_ms,
+            expires_in_ms: s.expires_at().since(now),
+            ephemerals: sim.zk().tree().ephemerals_of(s.id).len(),
+        })
+        .collect()
+}
+
+fn brokers(sim: &Sim) -> Vec<BrokerView> {
+    let zk_epoch = sim.zk().tree().get(zk_data::CONTROLLER_EPOCH).and_then(|n| zk_data::decode_controller_epoch(&n.data)).unwrap_or(0);
+    sim.brokers()
+        .values()
+        .map(|b| {
+            let active = b.is_alive() && b.controller.is_active();
+            let session = b.zkc.session.filter(|_| b.is_alive());
+            BrokerView {
+                id: b.id,
+                state: b.state_name(),
+                controller: active,
+                zombie: active && b.controller.ctx.epoch < zk_epoch,
+                controller_epoch: active.then_some(b.controller.ctx.epoch),
+                broker_epoch: sim.zk().tree().get(&zk_data::broker_path(b.id)).map(|n| n.stat.czxid),
+                session: session.map(session_hex),
+                session_expires_in_ms: session.and_then(|s| sim.zk().session(s)).map(|s| s.expires_at().since(sim.now())),
+                log_dirs: b.replica_manager.log_dirs.clone(),
+                controller_queue: b.controller.queue.iter().map(|e| e.name().to_string()).collect(),
+                controller_busy_with: b.controller.current.clone(),
+                fetch_paused: b.replica_manager.fetch_paused_all,
+                host: b.info.host.clone(),
+                port: b.info.port,
+                metadata: b
+                    .metadata_cache
+                    .partitions
+                    .iter()
+                    .map(|(tp, p)| (tp.to_string(), (p.leader, p.leader_epoch, p.isr.clone())))
+                    .collect(),
+                metadata_live_brokers: b.metadata_cache.live_brokers.keys().copied().collect(),
+                metadata_controller_epoch: b.metadata_cache.controller_epoch,
+            }
+        })
+        .collect()
+}
+
+fn partitions(sim: &Sim) -> Vec<PartitionView> {
+    let tree = sim.zk().tree();
+    let controller = sim.active_controller();
+    let mut out = Vec::new();
+    let Some(topics) = tree.get(zk_data::BROKER_TOPICS) else { return out };
+    for topic in &topics.children {
+        let Some(assignment) = tree.get(&zk_data::topic_path(topic)).and_then(|n| zk_data::decode_topic(&n.data)) else { continue };
+        for (p, a) in assignment {
+            let tp = crate::scenario::TopicPartition { topic: topic.clone(), partition: p };
+            let state =
+                tree.get(&zk_data::partition_state_path(&tp)).and_then(|n| LeaderIsrAndControllerEpoch::decode(&n.data, n.stat.version));
+            let isr = state.as_ref().map(|s| s.isr.clone()).unwrap_or_default();
+            let replica_views = a
+                .replicas
+                .iter()
+                .map(|&r| {
+                    let broker = sim.brokers().get(&r).filter(|b| b.is_alive());
+                    let hosted = broker.and_then(|b| b.replica_manager.partitions.get(&tp));
+                    ReplicaView {
+                        broker: r,
+                        role: match hosted.map(|h| h.role) {
+                            Some(Role::Leader) => "leader",
+                            Some(Role::Follower) => "follower",
+                            None => "none",
+                        },
+                        leo: hosted.map(|h| h.leo),
+                        hw: hosted.map(|h| h.hw),
+                        state: controller.and_then(|c| c.ctx.replica_states.get(&(tp.clone(), r))).map(|s| s.name()),
+                        in_isr: isr.contains(&r),
+                        offline: broker.map(|b| b.replica_manager.offline.contains(&tp)).unwrap_or(true),
+                    }
+                })
+                .collect();
+            out.push(PartitionView {
+                tp: tp.to_string(),
+                topic: topic.clone(),
+                partition: p,
+                replicas: a.replicas.clone(),
+                leader: state.as_ref().map(|s| s.leader),
+                isr,
+                leader_epoch: state.as_ref().map(|s| s.leader_epoch),
+                zk_version: state.as_ref().map(|s| s.zk_version),
+                controller_epoch: state.as_ref().map(|s| s.controller_epoch),
+                state: controller.and_then(|c| c.ctx.partition_states.get(&tp)).map(|s| s.name()),
+                replica_views,
+                controller_view: controller.and_then(|c| c.ctx.leadership.get(&tp)).map(|l| (l.leader, l.leader_epoch, l.isr.clone())),
+            });
+        }
+    }
+    out
+}
