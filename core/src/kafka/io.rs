@@ -12,6 +12,9 @@ use serde_json::Value;
 
 /// One ZooKeeper round trip from a broker: 1-3 ms on a local network.
 pub const ZK_ROUND_TRIP_US: (u64, u64) = (1_000, 3_000);
+/// Server time of one request in a pipelined batch (ZooKeeper handles some
+/// tens of thousands of small requests a second).
+pub const ZK_PIPELINED_US: u64 = 20;
 /// One broker-to-broker request: 1-3 ms.
 pub const NETWORK_US: (u64, u64) = (1_000, 3_000);
 
@@ -26,11 +29,13 @@ pub struct Io<'a> {
     /// Virtual time the handling thread has spent so far (ZooKeeper round
     /// trips), in microseconds: messages leave after it.
     pub cost_us: u64,
+    /// Inside a pipelined batch: requests cost server time, not round trips.
+    batch_depth: u32,
 }
 
 impl<'a> Io<'a> {
     pub fn new(now: Millis, zk: &'a mut ZooKeeper, rng: &'a mut Rng, broker_id: BrokerId) -> Io<'a> {
-        Io { now, zk, rng, broker_id, fx: Effects::default(), notifications: Vec::new(), cost_us: 0 }
+        Io { now, zk, rng, broker_id, fx: Effects::default(), notifications: Vec::new(), cost_us: 0, batch_depth: 0 }
     }
 
     pub fn cost_ms(&self) -> u64 {
@@ -48,7 +53,34 @@ impl<'a> Io<'a> {
     }
 
     pub fn zk_round_trip(&mut self) {
-        let (lo, hi) = ZK_ROUND_TRIP_US;
-        self.cost_us += self.rng.range_inclusive(lo, hi);
+        if self.batch_depth > 0 {
+            self.cost_us += ZK_PIPELINED_US;
+        } else {
+            let (lo, hi) = ZK_ROUND_TRIP_US;
+            self.cost_us += self.rng.range_inclusive(lo, hi);
+        }
+    }
+
+    /// Runs `f` as Kafka runs its bulk ZooKeeper operations
+    /// (`retryRequestsUntilConnected` on a sequence): every request is sent
+    /// at once, so the batch costs one round trip plus the server's time.
+    pub fn pipelined<R>(&mut self, f: impl FnOnce(&mut Io<'a>) -> R) -> R {
+        self.begin_pipeline();
+        let r = f(self);
+        self.end_pipeline();
+        r
+    }
+
+    /// `pipelined` for loops that need more than the `Io` (pair with
+    /// `end_pipeline`).
+    pub fn begin_pipeline(&mut self) {
+        if self.batch_depth == 0 {
+            self.zk_round_trip();
+        }
+        self.batch_depth += 1;
+    }
+
+    pub fn end_pipeline(&mut self) {
+        self.batch_depth = self.batch_depth.saturating_sub(1);
     }
 }

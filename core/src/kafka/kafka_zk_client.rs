@@ -34,17 +34,20 @@ pub fn get_all_broker_and_epochs(
     let mut ids: Vec<BrokerId> = zkc.get_children(io, actor, src, zk_data::BROKER_IDS)?.iter().filter_map(|c| c.parse().ok()).collect();
     ids.sort_unstable();
     let mut out = BTreeMap::new();
-    for id in ids {
-        match zkc.get_data(io, actor, src, &zk_data::broker_path(id)) {
-            Ok((data, stat)) => {
-                if let Some(info) = BrokerInfo::decode(id, &data) {
-                    out.insert(id, (info, stat.czxid));
+    io.pipelined(|io| {
+        for id in ids {
+            match zkc.get_data(io, actor, src, &zk_data::broker_path(id)) {
+                Ok((data, stat)) => {
+                    if let Some(info) = BrokerInfo::decode(id, &data) {
+                        out.insert(id, (info, stat.czxid));
+                    }
                 }
+                Err(KeeperError::NoNode) => {}
+                Err(e) => return Err(e),
             }
-            Err(KeeperError::NoNode) => {}
-            Err(e) => return Err(e),
         }
-    }
+        Ok(())
+    })?;
     Ok(out)
 }
 
@@ -73,17 +76,20 @@ pub fn get_replica_assignment(
     topics: &[String],
 ) -> Result<BTreeMap<String, BTreeMap<i32, ReplicaAssignment>>, KeeperError> {
     let mut out = BTreeMap::new();
-    for t in topics {
-        match zkc.get_data(io, actor, "KafkaZkClient.getFullReplicaAssignmentForTopics", &zk_data::topic_path(t)) {
-            Ok((data, _)) => {
-                if let Some(a) = zk_data::decode_topic(&data) {
-                    out.insert(t.clone(), a);
+    io.pipelined(|io| {
+        for t in topics {
+            match zkc.get_data(io, actor, "KafkaZkClient.getFullReplicaAssignmentForTopics", &zk_data::topic_path(t)) {
+                Ok((data, _)) => {
+                    if let Some(a) = zk_data::decode_topic(&data) {
+                        out.insert(t.clone(), a);
+                    }
                 }
+                Err(KeeperError::NoNode) => {}
+                Err(e) => return Err(e),
             }
-            Err(KeeperError::NoNode) => {}
-            Err(e) => return Err(e),
         }
-    }
+        Ok(())
+    })?;
     Ok(out)
 }
 
@@ -95,17 +101,20 @@ pub fn get_topic_partition_states(
     tps: &[TopicPartition],
 ) -> Result<BTreeMap<TopicPartition, LeaderIsrAndControllerEpoch>, KeeperError> {
     let mut out = BTreeMap::new();
-    for tp in tps {
-        match zkc.get_data(io, actor, "KafkaZkClient.getTopicPartitionStates", &zk_data::partition_state_path(tp)) {
-            Ok((data, stat)) => {
-                if let Some(l) = LeaderIsrAndControllerEpoch::decode(&data, stat.version) {
-                    out.insert(tp.clone(), l);
+    io.pipelined(|io| {
+        for tp in tps {
+            match zkc.get_data(io, actor, "KafkaZkClient.getTopicPartitionStates", &zk_data::partition_state_path(tp)) {
+                Ok((data, stat)) => {
+                    if let Some(l) = LeaderIsrAndControllerEpoch::decode(&data, stat.version) {
+                        out.insert(tp.clone(), l);
+                    }
                 }
+                Err(KeeperError::NoNode) => {}
+                Err(e) => return Err(e),
             }
-            Err(KeeperError::NoNode) => {}
-            Err(e) => return Err(e),
         }
-    }
+        Ok(())
+    })?;
     Ok(out)
 }
 
@@ -209,3 +218,4 @@ pub fn register_broker(zkc: &mut ZooKeeperClient, io: &mut Io, actor: &str, path
         Err(e) => Err(e.code()),
     }
 }
+

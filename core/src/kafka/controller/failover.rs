@@ -298,12 +298,16 @@ impl KafkaController {
             FAILOVER,
             11,
             FAILOVER_STEPS,
-            if rebalance {
-                "kafkaScheduler.startup: auto-leader-rebalance-task first runs in 5 s".into()
-            } else {
-                "kafkaScheduler.startup (auto.leader.rebalance.enable=false: no rebalance task)".into()
-            },
-            json!({"auto_leader_rebalance": rebalance}),
+            format!(
+                "{}; the failover's ZooKeeper round trips took {} ms",
+                if rebalance {
+                    "kafkaScheduler.startup: auto-leader-rebalance-task first runs in 5 s"
+                } else {
+                    "kafkaScheduler.startup (auto.leader.rebalance.enable=false: no rebalance task)"
+                },
+                cx.io.cost_ms()
+            ),
+            json!({"auto_leader_rebalance": rebalance, "zookeeper_time_ms": cx.io.cost_ms()}),
         );
         if rebalance {
             self.schedule_auto_leader_rebalance(cx, 5_000);

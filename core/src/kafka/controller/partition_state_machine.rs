@@ -126,6 +126,13 @@ impl KafkaController {
     fn initialize_leader_and_isr(&mut self, cx: &mut Cx, partitions: &[TopicPartition]) -> CResult<Vec<TopicPartition>> {
         let actor = self.actor();
         let mut ok = Vec::new();
+        cx.io.begin_pipeline();
+        let result = self.initialize_each(cx, partitions, &actor, &mut ok);
+        cx.io.end_pipeline();
+        result.map(|()| ok)
+    }
+
+    fn initialize_each(&mut self, cx: &mut Cx, partitions: &[TopicPartition], actor: &str, ok: &mut Vec<TopicPartition>) -> CResult<()> {
         for tp in partitions {
             let assignment = self.ctx.assignment(tp).cloned().unwrap_or_default();
             let live: Vec<BrokerId> = assignment.replicas.iter().copied().filter(|r| self.ctx.is_replica_online(*r, tp, false)).collect();
@@ -139,7 +146,7 @@ impl KafkaController {
                 continue;
             };
             let l = super::failover::initial_leader_and_isr(leader, live.clone(), self.ctx.epoch);
-            match kzk::create_topic_partition_state(cx.zkc, cx.io, &actor, tp, &l, self.ctx.epoch_zk_version) {
+            match kzk::create_topic_partition_state(cx.zkc, cx.io, actor, tp, &l, self.ctx.epoch_zk_version) {
                 Ok(()) => {
                     self.ctx.leadership.insert(tp.clone(), l);
                     self.batch.add_leader_and_isr(&self.ctx, &live, tp, &assignment, true);
@@ -156,7 +163,7 @@ impl KafkaController {
                 }
             }
         }
-        Ok(ok)
+        Ok(())
     }
 
     /// `electLeaderForPartitions`: elect, retrying partitions whose state
@@ -192,6 +199,8 @@ impl KafkaController {
         let states = kzk::get_topic_partition_states(cx.zkc, cx.io, &actor, partitions).map_err(ControllerError::Zk)?;
         let (mut elected, mut retry) = (Vec::new(), Vec::new());
         let detail = partitions.len() <= DETAIL_LIMIT;
+        // Kafka writes all the new states at once (one pipelined batch).
+        cx.io.begin_pipeline();
         for tp in partitions {
             let Some(cur) = states.get(tp) else {
                 self.step(cx, ELECT, format!("{tp}: no state znode; election failed"), json!({"partition": tp.to_string()}));
@@ -263,6 +272,7 @@ impl KafkaController {
                 ),
             }
         }
+        cx.io.end_pipeline();
         if !detail {
             self.step(
                 cx,

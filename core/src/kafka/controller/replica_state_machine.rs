@@ -197,6 +197,7 @@ impl KafkaController {
             }
             let states = kzk::get_topic_partition_states(cx.zkc, cx.io, &actor, &remaining).map_err(ControllerError::Zk)?;
             let mut retry = Vec::new();
+            cx.io.begin_pipeline();
             for tp in &remaining {
                 let Some(cur) = states.get(tp) else { continue };
                 if cur.controller_epoch > self.ctx.epoch {
@@ -242,6 +243,7 @@ impl KafkaController {
                     Err(WriteError::Keeper(_)) => {}
                 }
             }
+            cx.io.end_pipeline();
             remaining = retry;
         }
         Ok(result)
