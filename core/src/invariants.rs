@@ -6,8 +6,9 @@
 //!    controller for any controller epoch.
 //! 2. `leader-in-isr`: every partition state znode with a leader has it in
 //!    its ISR; the ISR is never empty and lies within the replicas.
-//! 3. `epochs-never-decrease`: `/controller_epoch` and every partition's
-//!    leader epoch only grow (a deleted and re-created topic starts over).
+//! 3. `epochs-never-decrease`: `/controller_epoch`, every partition's leader
+//!    epoch and the controller epoch recorded in its state only grow (a
+//!    deleted and re-created topic starts over).
 //! 4. `ephemerals-have-live-sessions`: every ephemeral znode's owner session
 //!    is open.
 //! 5. `hw-never-decreases`: a replica's high watermark only grows within one
@@ -39,8 +40,9 @@ impl fmt::Display for Violation {
 #[derive(Clone, Debug, Default)]
 pub struct InvariantChecker {
     controller_epoch: i64,
-    /// State znode path → (its czxid, the highest leader epoch seen).
-    leader_epochs: BTreeMap<String, (i64, i32)>,
+    /// State znode path → (its czxid, the highest leader epoch and the
+    /// highest controller epoch seen in it).
+    leader_epochs: BTreeMap<String, (i64, i32, i32)>,
     /// (broker, incarnation, partition) → (HW, LEO) last seen.
     high_watermarks: BTreeMap<(BrokerId, u32, TopicPartition), (u64, u64)>,
 }
@@ -100,13 +102,22 @@ impl InvariantChecker {
                 if let Some(b) = s.isr.iter().find(|b| !a.replicas.contains(b)) {
                     return fail("leader-in-isr", format!("{tp}: ISR member {b} is not among the replicas {:?}", a.replicas));
                 }
-                let entry = self.leader_epochs.entry(path.clone()).or_insert((node.stat.czxid, s.leader_epoch));
+                let entry = self.leader_epochs.entry(path.clone()).or_insert((node.stat.czxid, s.leader_epoch, s.controller_epoch));
                 if entry.0 != node.stat.czxid {
-                    *entry = (node.stat.czxid, s.leader_epoch);
+                    *entry = (node.stat.czxid, s.leader_epoch, s.controller_epoch);
                 } else if s.leader_epoch < entry.1 {
                     return fail("epochs-never-decrease", format!("{tp}: leader epoch went from {} to {}", entry.1, s.leader_epoch));
+                } else if s.controller_epoch < entry.2 {
+                    return fail(
+                        "epochs-never-decrease",
+                        format!(
+                            "{tp}: its state was written by controller epoch {} after epoch {} (a zombie controller)",
+                            s.controller_epoch, entry.2
+                        ),
+                    );
                 } else {
                     entry.1 = s.leader_epoch;
+                    entry.2 = s.controller_epoch;
                 }
             }
         }

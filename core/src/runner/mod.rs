@@ -131,6 +131,11 @@ impl Runner {
         &self.sim
     }
 
+    /// The simulation itself, for tests that plant bugs on purpose.
+    pub fn sim_mut(&mut self) -> &mut Sim {
+        &mut self.sim
+    }
+
     pub fn script(&self) -> &Arc<Script> {
         &self.script
     }

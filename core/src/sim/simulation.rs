@@ -57,6 +57,19 @@ impl Sim {
         }
     }
 
+    /// Plants a bug on purpose, to show the invariant checker catching it:
+    /// ZooKeeper serves expired sessions, and the running brokers'
+    /// controllers skip their epoch fences (the `/controller_epoch` check on
+    /// every write and the controller epoch stored in partition states).
+    /// Only for tests of the checker; processes started later are not
+    /// affected.
+    pub fn plant_bug_without_fencing(&mut self) {
+        self.zk.serve_expired_sessions = true;
+        for b in self.brokers.values_mut() {
+            b.zkc.fencing_disabled = true;
+        }
+    }
+
     pub fn brokers(&self) -> &std::collections::BTreeMap<BrokerId, Broker> {
         &self.brokers
     }

@@ -206,7 +206,7 @@ impl KafkaController {
                 self.step(cx, ELECT, format!("{tp}: no state znode; election failed"), json!({"partition": tp.to_string()}));
                 continue;
             };
-            if cur.controller_epoch > self.ctx.epoch {
+            if cur.controller_epoch > self.ctx.epoch && !cx.zkc.fencing_disabled {
                 self.step(
                     cx,
                     ELECT,

@@ -195,7 +195,7 @@ impl KafkaController {
         for _ in 0..16 {
             let states = kzk::get_topic_partition_states(cx.zkc, cx.io, &actor, std::slice::from_ref(tp)).map_err(ControllerError::Zk)?;
             let Some(cur) = states.get(tp) else { return Ok(()) };
-            if cur.controller_epoch > self.ctx.epoch {
+            if cur.controller_epoch > self.ctx.epoch && !cx.zkc.fencing_disabled {
                 return Ok(());
             }
             let new = LeaderIsrAndControllerEpoch { leader_epoch: cur.leader_epoch + 1, controller_epoch: self.ctx.epoch, ..cur.clone() };

@@ -200,7 +200,7 @@ impl KafkaController {
             cx.io.begin_pipeline();
             for tp in &remaining {
                 let Some(cur) = states.get(tp) else { continue };
-                if cur.controller_epoch > self.ctx.epoch {
+                if cur.controller_epoch > self.ctx.epoch && !cx.zkc.fencing_disabled {
                     continue;
                 }
                 if !cur.isr.contains(&replica) {
