@@ -4,7 +4,8 @@
 # again; fails loudly, naming the step, when an install does not work.
 #
 #   Rust:   the wasm32-unknown-unknown target, rustfmt and clippy;
-#           trunk (pinned) and wasm-bindgen-cli (= Cargo.lock's wasm-bindgen)
+#           trunk (pinned) and wasm-bindgen-cli (= Cargo.lock's wasm-bindgen);
+#           cargo-fuzz (pinned), for the fuzz targets in fuzz/
 #   npm:    binaryen's wasm-opt (scripts/tools), playwright-core (tests/browser)
 #   Debian: chromium, chromium-driver, zookeeper (brings a Java runtime)
 #   PyPI:   kazoo, for the ZooKeeper differential test
@@ -68,6 +69,11 @@ fi
 if [[ "$(trunk --version 2>/dev/null)" != "trunk $KZ_TRUNK_VERSION" ]]; then
   say "installing trunk $KZ_TRUNK_VERSION (a few minutes)"
   cargo install --quiet --locked --force "trunk@$KZ_TRUNK_VERSION"
+fi
+
+if [[ "$(cargo fuzz --version 2>/dev/null)" != "cargo-fuzz 0.12.0" ]]; then
+  say "installing cargo-fuzz 0.12.0 (a few minutes)"
+  cargo install --quiet --force cargo-fuzz --version 0.12.0
 fi
 
 wasm_bindgen_version="$(kz_lock_version wasm-bindgen)"
