@@ -2,7 +2,8 @@
 //! actions that make sense in the cluster's current state — kills, restarts,
 //! pauses longer and shorter than the session timeout, session expiries,
 //! controlled shutdowns, log-dir failures, produce bursts, paused fetching,
-//! topic creation and deletion, reassignments, preferred elections — and the
+//! topic creation and deletion, reassignments, preferred elections, dynamic
+//! config changes (topic overrides, quotas, throttles) — and the
 //! invariants are checked after every step. What it did is recorded as a
 //! scenario, so a failure is reproduced by `kzsim run` and can be shrunk.
 
@@ -113,7 +114,7 @@ fn choose(sim: &Sim, rng: &mut Rng, topics: &mut u32) -> Vec<String> {
     };
     let running = |b: &crate::kafka::server::Broker| b.state_name() == "running";
     let mut out = Vec::new();
-    let action = match rng.range_inclusive(0, 15) {
+    let action = match rng.range_inclusive(0, 17) {
         0 | 1 => pick(rng, &running).map(|b| format!("kill broker {b}")),
         2 | 3 => pick(rng, &|b| !b.is_alive()).map(|b| format!("restart broker {b}")),
         4 => pick(rng, &running).map(|b| format!("shutdown broker {b}")),
@@ -154,6 +155,16 @@ fn choose(sim: &Sim, rng: &mut Rng, topics: &mut u32) -> Vec<String> {
         {
             Some(format!("topic delete chaos{topics}"))
         }
+        16 => Some(topic_config_change(sim, rng)),
+        17 => Some(match rng.range_inclusive(0, 2) {
+            0 => format!("config alter clients <default> set producer_byte_rate={}", rng.range_inclusive(1024, 1 << 20)),
+            1 => format!("config alter users app-user clients <default> set consumer_byte_rate={}", rng.range_inclusive(1024, 1 << 20)),
+            _ => format!(
+                "config alter brokers {} set leader.replication.throttled.rate={}",
+                rng.range_inclusive(0, BROKERS as u64 - 1),
+                rng.range_inclusive(1024, 1 << 20)
+            ),
+        }),
         _ => None,
     };
     out.extend(action);
@@ -166,6 +177,18 @@ fn choose(sim: &Sim, rng: &mut Rng, topics: &mut u32) -> Vec<String> {
     };
     out.push(format!("run {wait}ms"));
     out
+}
+
+/// A change to orders' overrides: set or delete retention.ms (a delete only
+/// when it is set, as kafka-configs refuses otherwise), or throttle it.
+fn topic_config_change(sim: &Sim, rng: &mut Rng) -> String {
+    let has_retention =
+        sim.zk().tree().get("/config/topics/orders").map(|n| String::from_utf8_lossy(&n.data).contains("retention.ms")).unwrap_or(false);
+    match rng.range_inclusive(0, 2) {
+        0 if has_retention => "config alter topics orders delete retention.ms".into(),
+        2 => format!("config alter topics orders set leader.replication.throttled.replicas=[0:{},1:{}]", rng.index(4), rng.index(4)),
+        _ => format!("config alter topics orders set retention.ms={}", rng.range_inclusive(1000, 600_000)),
+    }
 }
 
 /// Replays a scenario text with the invariants checked after every step.

@@ -88,6 +88,10 @@ pub struct BrokerView {
     pub metadata: BTreeMap<String, (i32, i32, Vec<i32>)>,
     pub metadata_live_brokers: Vec<i32>,
     pub metadata_controller_epoch: i32,
+    /// The DynamicConfigManager's lastExecutedChange (-1 before the first).
+    pub last_executed_change: i64,
+    /// Per topic with a log here, the override set its logs run with.
+    pub topic_overrides: BTreeMap<String, BTreeMap<String, String>>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -277,6 +281,15 @@ fn brokers(sim: &Sim) -> Vec<BrokerView> {
                     .collect(),
                 metadata_live_brokers: b.metadata_cache.live_brokers.keys().copied().collect(),
                 metadata_controller_epoch: b.metadata_cache.controller_epoch,
+                last_executed_change: b.dynamic_config.last_executed_change,
+                topic_overrides: b
+                    .dynamic_config
+                    .handlers
+                    .topic_overrides
+                    .iter()
+                    .filter(|(t, _)| b.is_alive() && !b.logs_of(t).is_empty())
+                    .map(|(t, o)| (t.clone(), o.clone()))
+                    .collect(),
             }
         })
         .collect()

@@ -2,15 +2,18 @@
 //! kafka-reassign-partitions, kafka-preferred-replica-election): what a
 //! scenario's admin commands do to ZooKeeper, through the tools' own session.
 
+use super::dynamic_config::{self, DEFAULT_ENTITY};
 use super::io::Io;
-use super::kafka_zk_client::PERSISTENT;
+use super::kafka_zk_client::{self as kzk, PERSISTENT};
+use super::log_config;
+use super::sanitizer::sanitize_entity;
 use super::zk_data::{self, ReplicaAssignment};
 use super::zookeeper_client::ZooKeeperClient;
 use super::BrokerId;
 use crate::scenario::{TopicLayout, TopicPartition};
 use crate::sim::Rng;
 use crate::zookeeper::{KeeperError, Request};
-use serde_json::{json, Map, Value};
+use serde_json::json;
 use std::collections::BTreeMap;
 
 pub const ACTOR: &str = "admin";
@@ -70,6 +73,8 @@ pub fn create_topic(
     if topic_exists(zkc, io, name) {
         return Err(format!("topic '{name}' already exists (TopicExistsException)"));
     }
+    let config: BTreeMap<String, String> = config.iter().map(|(k, v)| (k.trim().to_string(), v.trim().to_string())).collect();
+    log_config::validate(&config).map_err(|e| format!("{e} (ConfigException)"))?;
     let assignment = match layout {
         TopicLayout::Count { partitions, replication_factor } => {
             let brokers = registered_brokers(zkc, io)?;
@@ -90,15 +95,88 @@ pub fn create_topic(
             a.iter().cloned().collect()
         }
     };
-    let mut cfg = Map::new();
-    for (k, v) in config {
-        cfg.insert(k.clone(), json!(v));
-    }
-    let config_json = serde_json::to_vec(&json!({"version": 1, "config": Value::Object(cfg)})).unwrap_or_default();
+    let config_json = zk_data::encode_entity_config(&config);
     set_or_create(zkc, io, "AdminZkClient.setOrCreateEntityConfigs", &zk_data::topic_config_path(name), config_json)?;
     let full: BTreeMap<i32, ReplicaAssignment> = assignment.into_iter().map(|(p, r)| (p, ReplicaAssignment::new(r))).collect();
     zkc.create_recursive(io, ACTOR, "AdminZkClient.createTopicWithAssignment", &zk_data::topic_path(name), zk_data::encode_topic(&full))
         .map_err(|e| format!("creating the topic znode failed: {e}"))
+}
+
+/// The znode name kafka-configs gives an entity (`ConfigEntity.fullSanitizedName`):
+/// a topic as named, a broker id or `<default>`, client ids and user
+/// principals sanitized, `users U clients C` as `U/clients/C`.
+fn sanitized_entity_name(entity_type: &str, name: &str) -> Result<String, String> {
+    let sanitized = |n: &str| {
+        if n.is_empty() {
+            Err(format!("an empty entity name in '{name}'; name the {entity_type} entity, or use <default>"))
+        } else {
+            Ok(sanitize_entity(n))
+        }
+    };
+    match entity_type {
+        "topics" => {
+            crate::scenario::parser::validate_topic_name(name).map_err(|e| format!("invalid topic name '{name}': {e} (InvalidTopicException)"))?;
+            Ok(name.to_string())
+        }
+        "brokers" if name == DEFAULT_ENTITY || name.trim().parse::<i32>().is_ok() => Ok(name.trim().to_string()),
+        "brokers" => Err(format!(
+            "Error parsing broker {name}. The broker's Entity Name must be a single integer value (IllegalArgumentException); use a broker id or <default>"
+        )),
+        "clients" => sanitized(name),
+        "users" => match name.split_once("/clients/") {
+            Some((user, client)) => Ok(format!("{}/clients/{}", sanitized(user)?, sanitized(client)?)),
+            None => sanitized(name),
+        },
+        other => Err(format!("{other} is not a known entity type; use topics, clients, users or brokers")),
+    }
+}
+
+/// `kafka-configs --alter` (`ConfigCommand.alterConfigWithZk` →
+/// `AdminZkClient.changeConfigs`): read the entity's current overrides,
+/// refuse to delete one that is not there, merge, validate the whole set,
+/// write it (replacing the node's config), and only then create the change
+/// notification — the brokers re-read the entity's node when they see it.
+pub fn change_configs(
+    zkc: &mut ZooKeeperClient,
+    io: &mut Io,
+    entity_type: &str,
+    entity_name: &str,
+    set: &[(String, String)],
+    delete: &[String],
+) -> AdminResult {
+    let name = sanitized_entity_name(entity_type, entity_name)?;
+    let path = zk_data::config_entity_path(entity_type, &name);
+    let mut configs = kzk::get_entity_configs(zkc, io, ACTOR, "AdminZkClient.fetchEntityConfig", entity_type, &name)?;
+    let missing: Vec<&str> = delete.iter().map(|k| k.trim()).filter(|k| !configs.contains_key(*k)).collect();
+    if !missing.is_empty() {
+        return Err(format!(
+            "Invalid config(s): {} (InvalidConfigurationException): {path} has no such override to delete",
+            missing.join(",")
+        ));
+    }
+    for (k, v) in set {
+        configs.insert(k.trim().to_string(), v.trim().to_string());
+    }
+    for k in delete {
+        configs.remove(k.trim());
+    }
+    if entity_type == "topics" && !topic_exists(zkc, io, &name) {
+        return Err(format!("topic '{name}' does not exist (UnknownTopicOrPartitionException)"));
+    }
+    dynamic_config::validate(entity_type, &configs).map_err(|e| format!("{e} (ConfigException)"))?;
+    set_or_create(zkc, io, "AdminZkClient.setOrCreateEntityConfigs", &path, zk_data::encode_entity_config(&configs))?;
+    let entity_path = format!("{entity_type}/{name}");
+    let created = kzk::create_config_change_notification(zkc, io, ACTOR, &entity_path)
+        .map_err(|e| format!("creating the config change notification failed: {e}"))?;
+    let shown = crate::kafka::show(configs.iter().map(|(k, v)| format!("{k}={v}")));
+    io.record(
+        ACTOR,
+        "admin",
+        "AdminZkClient.changeConfigs",
+        format!("kafka-configs --alter {entity_type} {entity_name}: {path} now holds {shown}; notification {created}"),
+        json!({"entity_path": entity_path, "path": path, "config": configs, "notification": created}),
+    );
+    Ok(())
 }
 
 /// `setData(-1)`, or `createRecursive` when the node is missing.
@@ -201,6 +279,82 @@ pub fn elect_preferred(zkc: &mut ZooKeeperClient, io: &mut Io, partitions: &[Top
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::runner::{run_text, Limits};
+
+    const SETUP: &str = "cluster brokers=2\nstart all\ntopic create orders partitions=1 replication-factor=2\nrun 1s\n";
+
+    /// Runs SETUP then `line` (line 5); the script error it must cause.
+    fn rejected(line: &str) -> String {
+        match run_text(&format!("{SETUP}{line}\n"), Limits::default()) {
+            Err(e) => {
+                assert_eq!(e.line(), 5, "{e}");
+                e.to_string()
+            }
+            Ok(_) => panic!("'{line}' was accepted"),
+        }
+    }
+
+    #[test]
+    fn invalid_values_name_the_key_and_the_rule() {
+        for (line, key, rule) in [
+            ("config alter topics orders set retention.ms=soon", "retention.ms", "Not a number of type LONG"),
+            ("config alter topics orders set retention.ms=-5", "retention.ms", "Value must be at least -1"),
+            ("config alter topics orders set min.insync.replicas=0", "min.insync.replicas", "Value must be at least 1"),
+            ("config alter topics orders set cleanup.policy=shred", "cleanup.policy", "String must be one of: compact, delete"),
+            ("config alter topics orders set min.cleanable.dirty.ratio=1.5", "min.cleanable.dirty.ratio", "Value must be no more than 1"),
+            ("config alter topics orders set unclean.leader.election.enable=yes", "unclean.leader.election.enable", "either true or false"),
+            ("config alter topics orders set compression.type=brotli", "compression.type", "String must be one of: uncompressed"),
+            ("config alter topics orders set message.format.version=3.0", "message.format.version", "is not a valid version"),
+            (
+                "config alter topics orders set leader.replication.throttled.replicas=0-1",
+                "leader.replication.throttled.replicas",
+                "[partitionId]:[brokerId]",
+            ),
+            ("config alter topics orders set retention.mss=1", "retention.mss", "Unknown topic config name: retention.mss"),
+            (
+                "config alter topics orders set min.compaction.lag.ms=10,max.compaction.lag.ms=5",
+                "min.compaction.lag.ms",
+                "conflict topic config setting",
+            ),
+            ("config alter clients app set producer_byte_rate=fast", "producer_byte_rate", "Not a number of type LONG"),
+            ("config alter users alice set retention.ms=1", "retention.ms", "Unknown Dynamic Configuration"),
+            (
+                "config alter brokers 1 set leader.replication.throttled.rate=-1",
+                "leader.replication.throttled.rate",
+                "Value must be at least 0",
+            ),
+            ("config alter brokers <default> set log.segment.bytes=10", "log.segment.bytes", "Value must be at least 14"),
+            ("topic create other partitions=1 replication-factor=1 config retention.ms=x", "retention.ms", "Not a number of type LONG"),
+        ] {
+            let e = rejected(line);
+            assert!(e.contains(key) && e.contains(rule), "{line}: {e}");
+        }
+    }
+
+    #[test]
+    fn other_refusals() {
+        assert!(rejected("config alter topics nope set retention.ms=1").contains("UnknownTopicOrPartition"));
+        assert!(rejected("config alter topics orders delete retention.ms").contains("Invalid config(s): retention.ms"));
+        assert!(rejected("config alter brokers one set log.retention.ms=1").contains("must be a single integer value"));
+        assert!(rejected("config alter topics <default> set retention.ms=1").contains("InvalidTopicException"));
+    }
+
+    #[test]
+    fn a_refused_change_writes_nothing() {
+        let text =
+            format!("{SETUP}config alter topics orders set retention.ms=1000\nrun 1s\nconfig alter topics orders set retention.ms=-9\n");
+        let script = crate::scenario::parse(&text).unwrap();
+        let mut runner = crate::runner::Runner::new(std::sync::Arc::new(script), Limits::default());
+        let e = runner.run_to_end(&mut crate::trace::Trace::default()).unwrap_err();
+        assert_eq!(e.line(), 7);
+        let tree = runner.sim().zk().tree();
+        assert_eq!(tree.get("/config/changes").map(|n| n.children.len()), Some(1), "no second notification");
+        let config = tree.get("/config/topics/orders").unwrap();
+        assert_eq!(
+            (config.stat.version, String::from_utf8_lossy(&config.data).as_ref()),
+            (1, r#"{"version":1,"config":{"retention.ms":"1000"}}"#)
+        );
+    }
 
     #[test]
     fn rack_unaware_assignment_spreads_leaders_and_followers() {

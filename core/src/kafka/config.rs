@@ -204,9 +204,23 @@ impl KafkaConfig {
             }
             "default.replication.factor" => self.default_replication_factor = long(key, value, 1, 1000)? as u32,
             "num.partitions" => self.num_partitions = long(key, value, 1, 1_000_000)? as u32,
-            _ => {
-                return Err(err(key, value, format!("unknown configuration; the simulated brokers understand {}", KNOWN_KEYS.join(", "))));
-            }
+            // Topic defaults only the logs read (LogConfig's broker synonyms).
+            _ => match super::config_def::find(super::log_config::BROKER_LOG_KEYS, key) {
+                Some(k) => {
+                    super::config_def::parse(k, value)?;
+                }
+                None => {
+                    return Err(err(
+                        key,
+                        value,
+                        format!(
+                            "unknown configuration; the simulated brokers understand {}, {}",
+                            KNOWN_KEYS.join(", "),
+                            super::config_def::names(super::log_config::BROKER_LOG_KEYS)
+                        ),
+                    ));
+                }
+            },
         }
         self.originals.insert(key.to_string(), value.to_string());
         Ok(())
@@ -241,5 +255,9 @@ mod tests {
         assert!(e.rule.contains("below 2.7"));
         let c = KafkaConfig::default().with(&[("inter.broker.protocol.version".into(), "0.11.0".into())]).unwrap();
         assert!(c.inter_broker_protocol_version < ApiVersion::V1_0);
+        let c = KafkaConfig::default().with(&[("log.cleanup.policy".into(), "compact".into())]).unwrap();
+        assert_eq!(c.originals["log.cleanup.policy"], "compact");
+        let e = KafkaConfig::default().with(&[("log.segment.bytes".into(), "1".into())]).unwrap_err();
+        assert_eq!((e.key.as_str(), e.rule.as_str()), ("log.segment.bytes", "Value must be at least 14"));
     }
 }

@@ -219,3 +219,69 @@ pub fn register_broker(zkc: &mut ZooKeeperClient, io: &mut Io, actor: &str, path
     }
 }
 
+/// `getEntityConfigs`: the overrides in `/config/<type>/<name>`; a missing
+/// node is an entity without overrides.
+pub fn get_entity_configs(
+    zkc: &mut ZooKeeperClient,
+    io: &mut Io,
+    actor: &str,
+    source: &'static str,
+    entity_type: &str,
+    sanitized_name: &str,
+) -> Result<BTreeMap<String, String>, String> {
+    let path = zk_data::config_entity_path(entity_type, sanitized_name);
+    match zkc.get_data(io, actor, source, &path) {
+        Ok((data, _)) => zk_data::decode_entity_config(&data).map_err(|e| format!("{path}: {e}")),
+        Err(KeeperError::NoNode) => Ok(BTreeMap::new()),
+        Err(e) => Err(format!("reading {path} failed: {e}")),
+    }
+}
+
+/// `getAllEntitiesWithConfig`: the children of `/config/<type>` (none when
+/// it is missing), sorted.
+pub fn get_all_entities_with_config(zkc: &mut ZooKeeperClient, io: &mut Io, actor: &str, path: &str) -> Result<Vec<String>, KeeperError> {
+    match zkc.get_children(io, actor, "KafkaZkClient.getAllEntitiesWithConfig", path) {
+        Ok(mut c) => {
+            c.sort();
+            Ok(c)
+        }
+        Err(KeeperError::NoNode) => Ok(Vec::new()),
+        Err(e) => Err(e),
+    }
+}
+
+/// `createConfigChangeNotification`: make sure `/config/changes` exists,
+/// then a PERSISTENT_SEQUENTIAL `config_change_` with the entity path.
+pub fn create_config_change_notification(
+    zkc: &mut ZooKeeperClient,
+    io: &mut Io,
+    actor: &str,
+    entity_path: &str,
+) -> Result<String, KeeperError> {
+    let src = "KafkaZkClient.createConfigChangeNotification";
+    match zkc.create_recursive(io, actor, src, zk_data::CONFIG_CHANGES, Vec::new()) {
+        Ok(()) | Err(KeeperError::NodeExists) => {}
+        Err(e) => return Err(e),
+    }
+    let path = format!("{}/{}", zk_data::CONFIG_CHANGES, zk_data::CONFIG_CHANGE_PREFIX);
+    zkc.create(io, actor, src, &path, zk_data::encode_config_change(entity_path), PERSISTENT_SEQUENTIAL)
+}
+
+/// `deletePath` → `deleteRecursive`, unfenced: list the children, delete
+/// them, then the node; a node already gone is fine.
+pub fn delete_recursive(zkc: &mut ZooKeeperClient, io: &mut Io, actor: &str, path: &str) -> Result<(), KeeperError> {
+    let src = "KafkaZkClient.deleteRecursive";
+    let children = match zkc.get_children(io, actor, src, path) {
+        Ok(c) => c,
+        Err(KeeperError::NoNode) => return Ok(()),
+        Err(e) => return Err(e),
+    };
+    for c in children {
+        delete_recursive(zkc, io, actor, &crate::zookeeper::path::join(path, &c))?;
+    }
+    match zkc.call(io, actor, src, Request::Delete { path: path.into(), version: -1 }) {
+        Ok(_) => Ok(()),
+        Err(e) if e.code() == KeeperError::NoNode => Ok(()),
+        Err(e) => Err(e.code()),
+    }
+}

@@ -5,10 +5,14 @@
 
 pub mod admin_zk_client;
 pub mod config;
+pub mod config_def;
 pub mod controller;
+pub mod dynamic_config;
 pub mod io;
 pub mod kafka_zk_client;
+pub mod log_config;
 pub mod messages;
+pub mod sanitizer;
 pub mod server;
 pub mod zk_data;
 pub mod zookeeper_client;

@@ -305,6 +305,42 @@ pub fn sequence_number(name: &str, prefix: &str) -> Option<u64> {
     name.strip_prefix(prefix)?.parse().ok()
 }
 
+/// `ConfigEntityZNode.path`: `/config/<type>/<sanitized name>` (the name may
+/// be hierarchical: `alice/clients/app-1`).
+pub fn config_entity_path(entity_type: &str, sanitized_name: &str) -> String {
+    format!("/config/{entity_type}/{sanitized_name}")
+}
+
+/// `ConfigEntityZNode.encode`: `{"version":1,"config":{...}}`, values as
+/// strings (keys sorted here; Kafka's order is a hash map's).
+pub fn encode_entity_config(config: &BTreeMap<String, String>) -> Vec<u8> {
+    let cfg: Map<String, Value> = config.iter().map(|(k, v)| (k.clone(), json!(v))).collect();
+    serde_json::to_vec(&json!({"version": 1, "config": Value::Object(cfg)})).unwrap_or_default()
+}
+
+/// `ConfigEntityZNode.decode`: not JSON (or empty) → no overrides; a
+/// `config` whose values are not all strings is an error, as Kafka's
+/// decoder throws on it.
+pub fn decode_entity_config(data: &[u8]) -> Result<BTreeMap<String, String>, String> {
+    let Ok(v) = serde_json::from_slice::<Value>(data) else { return Ok(BTreeMap::new()) };
+    let Some(obj) = v.as_object() else {
+        return if v.is_null() { Ok(BTreeMap::new()) } else { Err(format!("the config znode holds {v}, not a JSON object")) };
+    };
+    let Some(config) = obj.get("config").and_then(Value::as_object) else { return Ok(BTreeMap::new()) };
+    config
+        .iter()
+        .map(|(k, v)| match v.as_str() {
+            Some(s) => Ok((k.clone(), s.to_string())),
+            None => Err(format!("the value of {k} is {v}, not a string")),
+        })
+        .collect()
+}
+
+/// `ConfigEntityChangeNotificationSequenceZNode.encode`: version 2.
+pub fn encode_config_change(entity_path: &str) -> Vec<u8> {
+    serde_json::to_vec(&json!({"version": 2, "entity_path": entity_path})).unwrap_or_default()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

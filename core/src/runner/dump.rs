@@ -109,10 +109,18 @@ fn brokers(sim: &Sim) -> Map<String, Value> {
         .map(|b| {
             let epoch = tree.get(&crate::kafka::zk_data::broker_path(b.id)).map(|n| Value::from(n.stat.czxid)).unwrap_or(Value::Null);
             let dirs: Map<String, Value> = b.replica_manager.log_dirs.iter().enumerate().map(|(i, ok)| (i.to_string(), Value::from(if *ok { "online" } else { "offline" }))).collect();
+            // topic_configs: per topic with a log here, the effective values
+            // that differ from this broker's defaults.
+            let (topic_configs, quotas, throttles) = b.dynamic_config_json();
             let v = json!({
                 "state": b.state_name(),
                 "epoch": epoch,
                 "log_dirs": dirs,
+                "last_executed_change": b.dynamic_config.last_executed_change,
+                "topic_configs": topic_configs,
+                "quotas": quotas,
+                "throttles": throttles,
+                "dynamic_broker_config": {"default": b.dynamic_config.handlers.dynamic_default, "broker": b.dynamic_config.handlers.dynamic_broker},
                 "checkpoints": b.replica_manager.checkpoints.iter().map(|(d, t)| (d.to_string(), Value::from(t.as_str()))).collect::<Map<String, Value>>(),
                 "checkpoints": b.replica_manager.checkpoints.iter().map(|(d, t)| (d.to_string(), Value::from(t.as_str()))).collect::<Map<String, Value>>(),
                 "offline_replicas": b.replica_manager.offline.iter().map(|tp| tp.to_string()).collect::<Vec<_>>(),

@@ -1,7 +1,7 @@
 //! Evaluating `expect SUBJECT OP VALUE` against the simulation.
 
 use crate::kafka::zk_data;
-use crate::scenario::{BrokerAspect, ExpectOp, Expectation, PartitionAspect, Subject, TopicPartition, ZnodeAspect};
+use crate::scenario::{BrokerAspect, ExpectOp, Expectation, PartitionAspect, Subject, ThrottleSide, TopicPartition, ZnodeAspect};
 use crate::sim::Sim;
 use crate::trace::Trace;
 use serde::Serialize;
@@ -91,8 +91,34 @@ fn broker_subject(sim: &Sim, id: i32, aspect: &BrokerAspect) -> Value {
             b.replica_manager.log_dirs.get(*k as usize).map(|ok| Value::from(if *ok { "online" } else { "offline" })).unwrap_or(Value::Null)
         }
         BrokerAspect::Checkpoint(k) => b.replica_manager.checkpoints.get(k).map(|t| Value::from(t.as_str())).unwrap_or(Value::Null),
-        // Rejected by validation until the dynamic config issue lands.
-        BrokerAspect::TopicConfig { .. } | BrokerAspect::LastExecutedChange => Value::Null,
+        BrokerAspect::TopicConfig { topic, key } => {
+            b.topic_config(topic).and_then(|mut c| c.remove(key)).map(Value::from).unwrap_or(Value::Null)
+        }
+        BrokerAspect::LastExecutedChange => Value::from(b.dynamic_config.last_executed_change),
+        BrokerAspect::Quota { user, client, key } => {
+            b.dynamic_config.handlers.quota(user, client, key).filter(|_| b.is_alive()).map(|(_, v)| number(&v)).unwrap_or(Value::Null)
+        }
+        BrokerAspect::ThrottledReplicas { topic, side } => {
+            let h = &b.dynamic_config.handlers;
+            let map = if *side == ThrottleSide::Leader { &h.leader_throttled } else { &h.follower_throttled };
+            map.get(topic).filter(|_| b.is_alive()).map(|t| t.to_json()).unwrap_or(Value::Null)
+        }
+        BrokerAspect::ThrottleRate(side) => {
+            let h = &b.dynamic_config.handlers;
+            Value::from(match side {
+                ThrottleSide::Leader => h.leader_rate,
+                ThrottleSide::Follower => h.follower_rate,
+                ThrottleSide::AlterLogDirs => h.alter_log_dirs_rate,
+            })
+        }
+    }
+}
+
+/// A quota bound as JSON: a whole number when it is one.
+fn number(v: &str) -> Value {
+    match v.parse::<i64>() {
+        Ok(n) => Value::from(n),
+        Err(_) => v.parse::<f64>().ok().and_then(serde_json::Number::from_f64).map(Value::Number).unwrap_or_else(|| Value::from(v)),
     }
 }
 

@@ -80,10 +80,10 @@ pub enum Command {
 }
 
 impl Command {
-    /// Whether this build simulates the command (the replica and dynamic
-    /// config commands arrive with their issues).
+    /// Whether this build simulates the command (every command does now;
+    /// kept for commands that arrive before their simulation).
     pub fn implemented(&self) -> bool {
-        !matches!(self, Command::ConfigAlter { .. })
+        true
     }
 }
 
@@ -168,9 +168,35 @@ pub enum BrokerAspect {
     State,
     Epoch,
     LogDir(u32),
-    TopicConfig { topic: String, key: String },
+    TopicConfig {
+        topic: String,
+        key: String,
+    },
     LastExecutedChange,
     Checkpoint(u32),
+    /// `quota USER CLIENT-ID KEY`: the client quota a (user, client-id)
+    /// connection gets, by Kafka's precedence.
+    Quota {
+        user: String,
+        client: String,
+        key: String,
+    },
+    /// `throttled-replicas TOPIC leader|follower`: the partitions of TOPIC
+    /// this broker throttles on that side.
+    ThrottledReplicas {
+        topic: String,
+        side: ThrottleSide,
+    },
+    /// `throttle-rate leader|follower|alter-log-dirs`: bytes/s.
+    ThrottleRate(ThrottleSide),
+}
+
+/// Which replication quota.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ThrottleSide {
+    Leader,
+    Follower,
+    AlterLogDirs,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -198,8 +224,8 @@ pub enum Subject {
 }
 
 impl Subject {
-    /// Whether this build can evaluate the subject.
+    /// Whether this build can evaluate the subject (every subject now).
     pub fn implemented(&self) -> bool {
-        !matches!(self, Subject::Broker { aspect: BrokerAspect::TopicConfig { .. } | BrokerAspect::LastExecutedChange, .. })
+        true
     }
 }

@@ -241,6 +241,18 @@ impl<'a> LineParser<'a> {
         Ok(t.text.clone())
     }
 
+    /// `leader`, `follower` (and `alter-log-dirs` for rates).
+    fn throttle_side(&mut self, rates: bool) -> Result<ThrottleSide, ScenarioError> {
+        let expected = if rates { "leader, follower or alter-log-dirs" } else { "leader or follower" };
+        let t = self.next(expected)?;
+        match t.text.as_str() {
+            "leader" => Ok(ThrottleSide::Leader),
+            "follower" => Ok(ThrottleSide::Follower),
+            "alter-log-dirs" if rates => Ok(ThrottleSide::AlterLogDirs),
+            other => Err(self.err(t.col, format!("expected {expected}, found '{other}'"))),
+        }
+    }
+
     fn topic(&mut self) -> Result<Command, ScenarioError> {
         let verb = self.next("'create' or 'delete'")?;
         match verb.text.as_str() {
@@ -589,7 +601,9 @@ impl<'a> LineParser<'a> {
             "broker" => {
                 let b = self.next("a broker id")?;
                 let broker = self.broker_id_token(b)?;
-                let a = self.next("state, epoch, log-dir K, topic-config TOPIC KEY, last-executed-change or checkpoint K")?;
+                let a = self.next(
+                    "state, epoch, log-dir K, topic-config TOPIC KEY, last-executed-change, checkpoint K, quota USER CLIENT-ID KEY, throttled-replicas TOPIC SIDE or throttle-rate SIDE",
+                )?;
                 let aspect = match a.text.as_str() {
                     "state" => BrokerAspect::State,
                     "epoch" => BrokerAspect::Epoch,
@@ -602,6 +616,19 @@ impl<'a> LineParser<'a> {
                         let key = self.next("a config key")?.text.clone();
                         BrokerAspect::TopicConfig { topic, key }
                     }
+                    "quota" => {
+                        let user = self.next("a user principal (or <default>)")?.text.clone();
+                        let client = self.next("a client id (or <default>)")?.text.clone();
+                        let key = self.next("a quota key such as producer_byte_rate")?.text.clone();
+                        BrokerAspect::Quota { user, client, key }
+                    }
+                    "throttled-replicas" => {
+                        let topic = self.next("a topic name")?;
+                        let topic = self.topic_name(topic)?;
+                        let side = self.throttle_side(false)?;
+                        BrokerAspect::ThrottledReplicas { topic, side }
+                    }
+                    "throttle-rate" => BrokerAspect::ThrottleRate(self.throttle_side(true)?),
                     other => return Err(self.err(a.col, format!("unknown broker aspect '{other}'"))),
                 };
                 Ok(Subject::Broker { broker, aspect })
@@ -819,6 +846,31 @@ mod tests {
         assert!(e.message.contains("between 1 and"), "{}", e.message);
         let e = parse("zk a create /bad/").unwrap_err();
         assert_eq!(e.col, 13);
+    }
+
+    #[test]
+    fn dynamic_config_subjects() {
+        let subject = |line: &str| match one(line) {
+            Command::Expect(e) => e.subject,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(
+            subject(r#"expect broker 0 quota "CN=a b" <default> producer_byte_rate == 1"#),
+            Subject::Broker {
+                broker: 0,
+                aspect: BrokerAspect::Quota { user: "CN=a b".into(), client: "<default>".into(), key: "producer_byte_rate".into() }
+            }
+        );
+        assert_eq!(
+            subject("expect broker 2 throttled-replicas t follower == \"*\""),
+            Subject::Broker { broker: 2, aspect: BrokerAspect::ThrottledReplicas { topic: "t".into(), side: ThrottleSide::Follower } }
+        );
+        assert_eq!(
+            subject("expect broker 1 throttle-rate alter-log-dirs == 5"),
+            Subject::Broker { broker: 1, aspect: BrokerAspect::ThrottleRate(ThrottleSide::AlterLogDirs) }
+        );
+        let e = parse("expect broker 1 throttled-replicas t alter-log-dirs == 5").unwrap_err();
+        assert!(e.message.contains("leader or follower"), "{}", e.message);
     }
 
     #[test]

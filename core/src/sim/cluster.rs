@@ -106,6 +106,9 @@ impl Sim {
                 self.with_admin(|zkc, io| admin::reassign(zkc, io, &declared, tp, replicas))
             }
             Command::ElectPreferred(tps) => self.with_admin(|zkc, io| admin::elect_preferred(zkc, io, tps)),
+            Command::ConfigAlter { entity_type, entity_name, set, delete } => {
+                self.with_admin(|zkc, io| admin::change_configs(zkc, io, entity_type, entity_name, set, delete))
+            }
             Command::Produce { tp, messages } => {
                 self.produce(tp, *messages);
                 Ok(())

@@ -89,6 +89,11 @@ pub enum BrokerEvent {
     ReplicaTask(ReplicaTask),
     /// The LogDirFailureHandler thread takes the next offline dir.
     LogDirFailureHandler,
+    /// The config change listener's thread takes its queued run
+    /// (`ZkNodeChangeNotificationListener.processNotifications`).
+    ConfigChangeListener,
+    /// DynamicConfigManager.startup's bootstrap of every entity's config.
+    DynamicConfigBootstrap,
 }
 
 /// `ReplicaManager`'s three scheduled tasks (seed 002).

@@ -28,7 +28,18 @@ impl Broker {
                     );
                     ControlResponse::LeaderAndIsr { error: Errors::STALE_BROKER_EPOCH, partition_errors: BTreeMap::new() }
                 } else {
+                    let rm = &self.replica_manager;
+                    let new_logs: Vec<_> = partitions
+                        .iter()
+                        .map(|p| p.tp())
+                        .filter(|tp| !rm.partitions.contains_key(tp) && !rm.disk.contains_key(tp))
+                        .collect();
                     let out = self.replica_manager.become_leader_or_follower(self.id, io.now.as_u64(), *controller_epoch, partitions);
+                    // Partition.createLog: each new log reads its topic's config.
+                    let created: Vec<_> = new_logs.into_iter().filter(|tp| self.replica_manager.partitions.contains_key(tp)).collect();
+                    for tp in created {
+                        self.fetch_log_config(io, &tp.topic);
+                    }
                     if let Some(e) = out.error {
                         self.note(
                             io,
@@ -89,6 +100,7 @@ impl Broker {
                     ControlResponse::StopReplica { error: Errors::STALE_BROKER_EPOCH, partition_errors: BTreeMap::new() }
                 } else {
                     let (error, partition_errors) = self.replica_manager.stop_replicas(*controller_epoch, partitions);
+                    self.prune_topic_overrides();
                     // Stopped replicas stop fetching (`removeFetcherForPartitions`).
                     for (tp, _) in partition_errors.iter().filter(|(_, e)| **e == Errors::NONE) {
                         for s in self.replica_manager.fetchers.values_mut() {

@@ -2,8 +2,11 @@
 //! controller, its metadata cache and replica manager — as a state machine
 //! the simulator drives with events.
 
+pub mod config_handler;
+pub mod dynamic_config_manager;
 pub mod kafka_apis;
 pub mod metadata_cache;
+pub mod notification_listener;
 pub mod replica_manager;
 pub mod replication;
 
@@ -18,6 +21,7 @@ use super::BrokerId;
 use crate::console::session_hex;
 use crate::sim::event::{BrokerEvent, Event, ANY_INCARNATION};
 use crate::zookeeper::{EventType, KeeperError, Notification};
+use dynamic_config_manager::DynamicConfigManager;
 use metadata_cache::MetadataCache;
 use replica_manager::ReplicaManager;
 use serde_json::json;
@@ -55,6 +59,8 @@ pub struct Broker {
     pub controller_started: bool,
     /// The newest parked fetch per follower (its expiry token).
     pub(crate) parked_tokens: std::collections::BTreeMap<BrokerId, u64>,
+    /// The DynamicConfigManager and what its handlers applied.
+    pub dynamic_config: DynamicConfigManager,
 }
 
 impl Broker {
@@ -76,6 +82,7 @@ impl Broker {
             shutdown_attempts: 0,
             controller_started: false,
             parked_tokens: Default::default(),
+            dynamic_config: DynamicConfigManager::default(),
         }
     }
 
@@ -121,6 +128,7 @@ impl Broker {
         self.shutdown_attempts = 0;
         self.controller_started = false;
         self.parked_tokens.clear();
+        self.dynamic_config = DynamicConfigManager::default();
         let actor = self.actor();
         const SRC: &str = "KafkaServer.startup";
         // initZkClient: a new session.
@@ -161,6 +169,9 @@ impl Broker {
                 id
             }
         };
+        // dynamicConfig.initialize, then the LogManager with its topic configs.
+        self.dynamic_broker_config_initialize(io);
+        self.log_manager_load_topic_configs(io);
         // ReplicaManager.startup, then registerBroker: the broker epoch.
         self.replica_manager_startup(io);
         let data = self.info.encode(self.config.inter_broker_protocol_version, io.now.as_u64());
@@ -200,6 +211,7 @@ impl Broker {
             json!({}),
         );
         self.controller.put(super::controller::event::ControllerEvent::Startup, io, self.incarnation);
+        self.dynamic_config_manager_startup(io);
         io.record(&actor, "broker", SRC, format!("broker {} started (RunningAsBroker)", self.id), json!({}));
     }
 
@@ -220,6 +232,7 @@ impl Broker {
         self.incarnation += 1;
         self.zkc = ZooKeeperClient::default();
         self.controller = KafkaController::new(self.id, self.config.clone());
+        self.dynamic_config = DynamicConfigManager::default();
         let actor = self.actor();
         io.record(&actor, "broker", "KafkaServer", format!("broker {} stopped: {why}", self.id), json!({"why": why}));
     }
@@ -283,6 +296,8 @@ impl Broker {
             BrokerEvent::FetchBackoff { leader, generation } => self.on_fetch_backoff(io, leader, generation),
             BrokerEvent::ReplicaTask(task) => self.run_replica_task(io, task),
             BrokerEvent::LogDirFailureHandler => self.handle_log_dir_failure(io),
+            BrokerEvent::ConfigChangeListener => self.run_config_change_listener(io),
+            BrokerEvent::DynamicConfigBootstrap => self.bootstrap_dynamic_configs(io),
         }
     }
 
@@ -323,7 +338,17 @@ impl Broker {
                 ("LogDirEventNotificationHandler.handleChildChange", Some(E::LogDirEventNotification))
             }
             HandlerCall::Child(ChildHandler::ConfigChangeNotification) => {
-                ("ZkNodeChangeNotificationListener.ChangeNotificationHandler.handleChildChange", None)
+                let queued = self.enqueue_config_change_run(io);
+                let what = if queued { "queue a run of the config change listener" } else { "a run is already queued" };
+                let handler = "ZkNodeChangeNotificationListener.ChangeNotificationHandler.handleChildChange";
+                io.record(
+                    &self.cm_actor(),
+                    "watch-event",
+                    handler,
+                    format!("{} {} → {handler}: {what}", n.event.name(), n.path),
+                    json!({"type": n.event.name(), "path": n.path, "handler": handler, "queued": queued}),
+                );
+                return;
             }
             HandlerCall::Node(NodeHandler::ControllerChange, EventType::NodeDeleted) => {
                 ("ControllerChangeHandler.handleDeletion", Some(E::Reelect))
@@ -380,10 +405,13 @@ impl Broker {
             &actor,
             "broker",
             "ZooKeeperClient.reinitialize",
-            format!("ZooKeeper session {} expired: beforeInitializingSession puts Expire; new session {}; afterInitializingSession puts RegisterBrokerAndReelect", crate::kafka::zookeeper_client::session_label(old), crate::kafka::zookeeper_client::session_label(self.zkc.session)),
+            format!("ZooKeeper session {} expired: beforeInitializingSession puts Expire; new session {}; afterInitializingSession puts RegisterBrokerAndReelect and queues a run of the config change listener", crate::kafka::zookeeper_client::session_label(old), crate::kafka::zookeeper_client::session_label(self.zkc.session)),
             json!({"old_session": old.map(session_hex), "new_session": self.zkc.session.map(session_hex)}),
         );
         self.controller.put(E::RegisterBrokerAndReelect, io, self.incarnation);
+        // The config change listener's afterInitializingSession: a run, in
+        // case notifications arrived while the session was gone.
+        self.enqueue_config_change_run(io);
     }
 
     /// `KafkaServer.shutdown` with `controlled.shutdown.enable`.
@@ -493,7 +521,7 @@ impl Broker {
     /// The rest of `KafkaServer.shutdown`: the controller resigns, the
     /// session closes (its ephemerals — `/brokers/ids/<id>`, maybe
     /// `/controller` — are deleted at once).
-    fn finish_shutdown(&mut self, io: &mut Io) {
+    pub(super) fn finish_shutdown(&mut self, io: &mut Io) {
         if self.controller.is_active() {
             let mut cx = Cx { zkc: &mut self.zkc, io, incarnation: self.incarnation, info: &self.info, new_broker_epoch: None };
             self.controller.on_controller_resignation(&mut cx);
