@@ -11,10 +11,11 @@
 //!    deleted and re-created topic starts over).
 //! 4. `ephemerals-have-live-sessions`: every ephemeral znode's owner session
 //!    is open.
-//! 5. `hw-never-decreases`: a replica's high watermark only grows within one
-//!    broker process, unless its log was truncated (an unclean election).
-//! 6. `hw-within-isr`: a leader's high watermark never passes the LEO of any
-//!    ISR member.
+//! 5. `hw-never-decreases`: a leader's high watermark only grows within its
+//!    leader epoch (followers take what their leader sends, and may go back).
+//! 6. `hw-within-isr`: the current leader's high watermark never passes the
+//!    LEO of any ISR member (the leader and ISR ZooKeeper holds; a paused,
+//!    stale leader's frozen view is not the cluster's).
 
 use crate::kafka::server::replica_manager::Role;
 use crate::kafka::zk_data::{self, LeaderIsrAndControllerEpoch};
@@ -43,8 +44,9 @@ pub struct InvariantChecker {
     /// State znode path → (its czxid, the highest leader epoch and the
     /// highest controller epoch seen in it).
     leader_epochs: BTreeMap<String, (i64, i32, i32)>,
-    /// (broker, incarnation, partition) → (HW, LEO) last seen.
-    high_watermarks: BTreeMap<(BrokerId, u32, TopicPartition), (u64, u64)>,
+    /// (broker, incarnation, partition) → (HW, leader epoch if leading,
+    /// else -1) last seen.
+    high_watermarks: BTreeMap<(BrokerId, u32, TopicPartition), (u64, i32)>,
 }
 
 fn fail(invariant: &'static str, detail: String) -> Result<(), Violation> {
@@ -138,6 +140,7 @@ impl InvariantChecker {
     }
 
     fn high_watermarks(&mut self, sim: &Sim) -> Result<(), Violation> {
+        let tree = sim.zk().tree();
         let leos: BTreeMap<(BrokerId, &TopicPartition), u64> = sim
             .brokers()
             .values()
@@ -146,22 +149,26 @@ impl InvariantChecker {
             .collect();
         for b in sim.brokers().values().filter(|b| b.is_alive()) {
             for (tp, h) in &b.replica_manager.partitions {
+                // A leader's HW only grows within its leader epoch (a
+                // follower takes whatever its leader sends, and may go back).
                 let key = (b.id, b.incarnation, tp.clone());
-                if let Some((hw, leo)) = self.high_watermarks.get(&key) {
-                    if h.hw < *hw && h.leo >= *leo {
-                        return fail("hw-never-decreases", format!("broker {} {tp}: high watermark went from {hw} to {}", b.id, h.hw));
+                if let Some((hw, epoch)) = self.high_watermarks.get(&key) {
+                    if h.role == Role::Leader && *epoch == h.leader_epoch && h.hw < *hw {
+                        return fail("hw-never-decreases", format!("broker {} leads {tp}: its high watermark went from {hw} to {} in leader epoch {epoch}", b.id, h.hw));
                     }
                 }
-                self.high_watermarks.insert(key, (h.hw, h.leo));
-                if h.role == Role::Leader {
-                    for m in &h.isr {
-                        if let Some(leo) = leos.get(&(*m, tp)) {
-                            if h.hw > *leo {
-                                return fail(
-                                    "hw-within-isr",
-                                    format!("{tp}: leader {}'s high watermark {} passes ISR member {m}'s LEO {leo}", b.id, h.hw),
-                                );
-                            }
+                let epoch = if h.role == Role::Leader { h.leader_epoch } else { -1 };
+                self.high_watermarks.insert(key, (h.hw, epoch));
+                // The current leader (the one ZooKeeper names, awake) never
+                // commits past what every ISR member in ZooKeeper has.
+                let Some(state) = tree.get(&zk_data::partition_state_path(tp)).and_then(|n| LeaderIsrAndControllerEpoch::decode(&n.data, n.stat.version)) else { continue };
+                if h.role != Role::Leader || b.paused || state.leader != b.id || state.leader_epoch != h.leader_epoch {
+                    continue;
+                }
+                for m in &state.isr {
+                    if let Some(leo) = leos.get(&(*m, tp)) {
+                        if h.hw > *leo {
+                            return fail("hw-within-isr", format!("{tp}: leader {}'s high watermark {} passes ISR member {m}'s LEO {leo}", b.id, h.hw));
                         }
                     }
                 }
