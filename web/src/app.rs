@@ -1,157 +1,168 @@
-//! The page. For now it loads a scenario (the built-in one, or `#kzs=` from
-//! the address), parses it with `kzsim` and shows the script or the located
-//! error; the step-by-step simulator view comes next.
+//! The page: one reducer-held [`AppState`], the effects that drive it
+//! (keyboard, play timer, run-to-end chunks, the permalink in the address
+//! bar) and the panels laid out around it.
 
-use kzsim::scenario::{self, Script};
+use crate::address::Source;
+use crate::dom;
+use crate::format;
+use crate::panels::brokers::Brokers;
+use crate::panels::controls::{Controls, Help};
+use crate::panels::events::{Checkpoints, EventLog, Explanation};
+use crate::panels::partitions::{Beliefs, Partitions};
+use crate::panels::sequence::Sequence;
+use crate::panels::tools::{Console, Editor, Picker};
+use crate::panels::znodes::Znodes;
+use crate::scenarios;
+use crate::state::{Action, AppState, Snap, SPEEDS};
+use gloo_timers::callback::{Interval, Timeout};
+use std::rc::Rc;
 use yew::prelude::*;
-
-use crate::address;
-
-/// The default built-in scenario (`ui-contract.md`: `/` opens it).
-const BUILT_IN_NAME: &str = "zk-basics";
-const BUILT_IN_TEXT: &str = include_str!("../../static/scenarios/zk-basics.kzs");
-
-/// What the page loaded: where the scenario came from and what became of it.
-#[derive(Debug)]
-pub struct Loaded {
-    /// How the scenario is named in messages, like a file name.
-    pub source: String,
-    /// The scenario text, when there was one to read.
-    pub text: Option<String>,
-    pub outcome: Result<Script, Problem>,
-}
-
-/// Why a scenario could not be used, located when it has a line.
-#[derive(Debug)]
-pub struct Problem {
-    pub line: Option<usize>,
-    pub message: String,
-}
-
-/// Loads the scenario that the address fragment asks for, or the built-in one.
-pub fn load(fragment: &str) -> Loaded {
-    let (source, text) = match address::scenario_from_fragment(fragment) {
-        None => (format!("{BUILT_IN_NAME}.kzs"), Ok(BUILT_IN_TEXT.to_string())),
-        Some(text) => ("#kzs".to_string(), text),
-    };
-    match text {
-        Err(message) => Loaded { source, text: None, outcome: Err(Problem { line: None, message }) },
-        Ok(text) => {
-            let outcome = scenario::parse(&text).map_err(|e| Problem { line: Some(e.line), message: e.render(&source) });
-            Loaded { source, text: Some(text), outcome }
-        }
-    }
-}
-
-fn current_fragment() -> String {
-    web_sys::window().and_then(|w| w.location().hash().ok()).unwrap_or_default()
-}
 
 #[function_component(App)]
 pub fn app() -> Html {
-    let loaded = use_memo((), |_| load(&current_fragment()));
+    let state = use_reducer(|| AppState::from_address(&dom::address()));
+    let on = {
+        let dispatcher = state.dispatcher();
+        Callback::from(move |a: Action| dispatcher.dispatch(a))
+    };
+
+    // Keyboard shortcuts and a hand-edited fragment, for the page's life.
+    {
+        let dispatcher = state.dispatcher();
+        use_effect_with((), move |_| {
+            let keys = {
+                let dispatcher = dispatcher.clone();
+                dom::keyboard(move |a| dispatcher.dispatch(a))
+            };
+            let hash = dom::on_hash_change(move |address| dispatcher.dispatch(Action::Reload(address)));
+            move || drop((keys, hash))
+        });
+    }
+    // Play: a timer at the chosen speed.
+    {
+        let dispatcher = state.dispatcher();
+        use_effect_with((state.playing, state.speed), move |(playing, speed)| {
+            let interval = playing.then(|| Interval::new(SPEEDS[*speed].1, move || dispatcher.dispatch(Action::Tick)));
+            move || drop(interval)
+        });
+    }
+    // Run to the end: one chunk per timer turn, so the page stays live.
+    {
+        let dispatcher = state.dispatcher();
+        use_effect_with((state.to_end, state.version), move |(to_end, _)| {
+            let timeout = to_end.then(|| Timeout::new(0, move || dispatcher.dispatch(Action::EndChunk)));
+            move || drop(timeout)
+        });
+    }
+    // The address bar is always a permalink (not rewritten mid-play).
+    {
+        let link = if state.playing || state.to_end { None } else { state.permalink() };
+        use_effect_with(link, |link| {
+            if let Some(link) = link {
+                dom::replace_address(link);
+            }
+        });
+    }
+    // The title says where we are.
+    {
+        let title = match &state.source {
+            Source::BuiltIn(name) => format!("{name} · Kafka ZK Sandbox"),
+            Source::Text => "Kafka ZK Sandbox".to_string(),
+        };
+        use_effect_with(title, |title| {
+            if let Some(d) = web_sys::window().and_then(|w| w.document()) {
+                d.set_title(title);
+            }
+        });
+    }
+
+    let snap = {
+        let sandbox = state.sandbox.clone();
+        let view = use_memo(state.version, move |_| sandbox.map(|s| Rc::new(s.borrow().view())));
+        match (&*view, &state.sandbox) {
+            (Some(view), Some(sandbox)) => Some(Snap { version: state.version, view: view.clone(), sandbox: sandbox.clone() }),
+            _ => None,
+        }
+    };
+    let lang = state.lang;
+    let t = |s| lang.t(s);
+    let errors: Vec<String> = state
+        .problem
+        .iter()
+        .map(|p| p.message.clone())
+        .chain(snap.as_ref().and_then(|s| s.view.error.clone()).map(|e| format!("{}:{e}", state.file)))
+        .collect();
+    let (step, known, end, time_ms, checkpoints) = match &snap {
+        Some(s) => (
+            s.view.step,
+            s.view.known_steps,
+            s.view.end,
+            s.view.time_ms,
+            s.view.expectations.iter().map(|e| (e.step, e.passed, format!("{}: {}", e.line, e.text))).collect(),
+        ),
+        None => (0, 0, None, 0, Vec::new()),
+    };
+    let taken = snap.as_ref().map(|s| s.sandbox.borrow().timeline().injections().to_vec()).unwrap_or_default();
+    let lang_link = |other: crate::i18n::Lang| -> String { state.permalink_in(other).unwrap_or_else(|| format!("?lang={}", other.code())) };
+
     html! {
-        <div class="kz-app">
+        <div class={classes!("kz-app", state.embed.then_some("kz-embed"))} lang={lang.code()}>
             <header class="kz-header">
                 <h1 class="kz-title" data-testid="title">{ "Kafka ZK Sandbox" }</h1>
-                <p class="kz-tagline">
-                    { "Watch Kafka's ZooKeeper-era control plane work, one step at a time." }
-                </p>
+                <p class="kz-tagline kz-noembed">{ t("Watch Kafka's ZooKeeper-era control plane work, one step at a time.") }</p>
+                <div class="kz-header-tools">
+                    <Picker source={state.source.clone()} {lang} on={on.clone()} />
+                    <nav class="kz-langs kz-noembed" aria-label="language">
+                        <a href={lang_link(crate::i18n::Lang::En)} aria-current={(lang == crate::i18n::Lang::En).then_some("true")}>{ "EN" }</a>
+                        <a href={lang_link(crate::i18n::Lang::Zh)} aria-current={(lang == crate::i18n::Lang::Zh).then_some("true")}>{ "中文" }</a>
+                    </nav>
+                </div>
             </header>
-            <main class="kz-main">
-                <section class="kz-card" aria-labelledby="kz-scenario-heading">
-                    <h2 id="kz-scenario-heading" class="kz-card-title">
-                        { "Scenario " }<code>{ &loaded.source }</code>
-                    </h2>
-                    { view_outcome(&loaded) }
-                </section>
-                <p class="kz-note">
-                    { "The simulator's controls, the znode tree, the brokers and the \
-                       partitions arrive here next." }
-                </p>
-            </main>
-        </div>
-    }
-}
-
-fn view_outcome(loaded: &Loaded) -> Html {
-    match &loaded.outcome {
-        Ok(script) => {
-            let count = script.lines.len();
-            let noun = if count == 1 { "command" } else { "commands" };
-            html! {
-                <>
-                    <p class="kz-status kz-status-ok" data-testid="parse-summary">
-                        { format!("{count} {noun} parsed · seed {}", script.seed) }
-                    </p>
-                    <ol class="kz-script">
-                        { for script.lines.iter().map(|line| html! {
-                            <li class="kz-script-line">
-                                <span class="kz-lineno">{ line.line }</span>
-                                <code>{ &line.text }</code>
-                            </li>
-                        }) }
-                    </ol>
-                </>
+            <div class="kz-sticky">
+                <Controls {step} {known} {end} {time_ms} {checkpoints} playing={state.playing} speed={state.speed} to_end={state.to_end} {lang} on={on.clone()} />
+            </div>
+            { for errors.iter().map(|e| html! { <p class="kz-error" data-testid="error" role="alert">{ e }</p> }) }
+            if let Some(snap) = &snap {
+                <main class="kz-grid">
+                    <div class="kz-col kz-col-zk">
+                        <Znodes snap={snap.clone()} {lang} />
+                    </div>
+                    <div class="kz-col kz-col-brokers">
+                        <Brokers snap={snap.clone()} declared={scenarios::declared_brokers(&state.text)} {lang} on={on.clone()} />
+                        <Explanation snap={snap.clone()} {lang} on={on.clone()} />
+                    </div>
+                    <div class="kz-col kz-col-parts">
+                        <Partitions snap={snap.clone()} {lang} />
+                        if !snap.view.brokers.is_empty() {
+                            <Beliefs snap={snap.clone()} {lang} />
+                        }
+                        <Checkpoints snap={snap.clone()} text={state.text.clone()} {lang} on={on.clone()} />
+                    </div>
+                    <div class="kz-wide kz-noembed-seq">
+                        <Sequence snap={snap.clone()} {lang} on={on.clone()} />
+                    </div>
+                    <div class="kz-wide">
+                        <EventLog snap={snap.clone()} {lang} on={on.clone()} />
+                    </div>
+                    <div class="kz-wide kz-tools kz-noembed">
+                        <Console error={state.console_error.clone()} {taken} {lang} on={on.clone()} />
+                        <Editor text={state.text.clone()} problem={state.problem.clone()} {lang} on={on.clone()} />
+                    </div>
+                </main>
+            } else {
+                <main class="kz-grid kz-grid-empty">
+                    <div class="kz-wide kz-tools">
+                        <Editor text={state.text.clone()} problem={state.problem.clone()} {lang} on={on.clone()} />
+                    </div>
+                </main>
             }
-        }
-        Err(problem) => html! {
-            <>
-                <p class="kz-error" data-testid="error" role="alert">{ &problem.message }</p>
-                { view_source(loaded.text.as_deref(), problem.line) }
-            </>
-        },
-    }
-}
-
-/// The scenario text with line numbers, the faulty line marked.
-fn view_source(text: Option<&str>, bad_line: Option<usize>) -> Html {
-    let Some(text) = text else { return Html::default() };
-    html! {
-        <ol class="kz-script kz-source">
-            { for text.lines().enumerate().map(|(i, line)| {
-                let number = i + 1;
-                let class = classes!(
-                    "kz-script-line",
-                    (Some(number) == bad_line).then_some("kz-bad-line")
-                );
-                html! {
-                    <li {class}>
-                        <span class="kz-lineno">{ number }</span>
-                        <code>{ line }</code>
-                    </li>
-                }
-            }) }
-        </ol>
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_built_in_scenario_parses() {
-        let loaded = load("");
-        assert_eq!(loaded.source, "zk-basics.kzs");
-        let script = loaded.outcome.expect("the built-in scenario parses");
-        assert!(!script.lines.is_empty());
-    }
-
-    #[test]
-    fn a_broken_kzs_scenario_is_located() {
-        // "frobnicate" in base64url.
-        let loaded = load("#kzs=ZnJvYm5pY2F0ZQ");
-        assert_eq!(loaded.text.as_deref(), Some("frobnicate"));
-        let problem = loaded.outcome.expect_err("frobnicate is no command");
-        assert_eq!(problem.line, Some(1));
-        assert!(problem.message.starts_with("#kzs:1:"), "{}", problem.message);
-    }
-
-    #[test]
-    fn a_malformed_kzs_value_is_an_error() {
-        let loaded = load("#kzs=not*base64");
-        assert!(loaded.text.is_none());
-        assert!(loaded.outcome.unwrap_err().message.contains("base64url"));
+            if state.help {
+                <Help {lang} on={on.clone()} />
+            }
+            <footer class="kz-footer kz-noembed">
+                { "Kafka 2.8.2 on ZooKeeper 3.8, simulated step by step in your browser. " }
+                <span class="kz-muted">{ format!("virtual time {}", format::clock(time_ms)) }</span>
+            </footer>
+        </div>
     }
 }

@@ -2,11 +2,21 @@
 //!
 //! Trunk builds this binary for `wasm32-unknown-unknown` from `index.html` at
 //! the repository root; `../shared/design/ui-contract.md` is the contract the
-//! page keeps (addresses and `data-testid` hooks).
+//! page keeps (addresses and `data-testid` hooks). The view logic lives in
+//! plain modules with unit tests (`cargo test -p kzsim-web`, natively); the
+//! panels are small function components over one reducer-held state.
 
 mod address;
 mod app;
+mod beliefs;
+mod dom;
+mod format;
+mod i18n;
+mod panels;
 mod panic;
+mod scenarios;
+mod seq;
+mod state;
 
 fn main() {
     panic::install_hook();

@@ -1,0 +1,185 @@
+//! "What each actor believes": ZooKeeper's truth beside the controller's
+//! cache and each live broker's metadata cache. They diverge between a change
+//! and its propagation (seed 002's lesson); the differences are what the
+//! panel highlights.
+
+use kzsim::view::{BrokerView, PartitionView, ZnodeView};
+
+/// (leader, leader epoch, ISR), as ZooKeeper's state znode and every cache hold it.
+pub type Leadership = (i32, i32, Vec<i32>);
+
+/// One actor's idea of a partition's leadership.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Belief {
+    /// `zk`, `controller` or `broker-N`.
+    pub who: String,
+    /// The broker whose colour the row carries.
+    pub broker: Option<i32>,
+    /// (leader, leader epoch, ISR); `None`: it knows nothing of the partition.
+    pub claim: Option<Leadership>,
+    /// Which of leader, epoch and ISR differ from ZooKeeper's.
+    pub differs: [bool; 3],
+}
+
+impl Belief {
+    pub fn any_difference(&self) -> bool {
+        self.differs.iter().any(|d| *d)
+    }
+}
+
+fn compare(truth: &Option<Leadership>, claim: &Option<Leadership>) -> [bool; 3] {
+    match (truth, claim) {
+        (Some(t), Some(c)) => [t.0 != c.0, t.1 != c.1, t.2 != c.2],
+        (None, None) => [false; 3],
+        _ => [true; 3],
+    }
+}
+
+/// ZooKeeper first, then the active controller's context, then every live
+/// broker's metadata cache.
+pub fn partition_beliefs(p: &PartitionView, brokers: &[BrokerView], controller: Option<i32>) -> Vec<Belief> {
+    let truth = match (p.leader, p.leader_epoch) {
+        (Some(l), Some(e)) => Some((l, e, p.isr.clone())),
+        _ => None,
+    };
+    let mut out = vec![Belief { who: "zk".into(), broker: None, claim: truth.clone(), differs: [false; 3] }];
+    if let Some(c) = controller {
+        out.push(Belief {
+            who: "controller".into(),
+            broker: Some(c),
+            differs: compare(&truth, &p.controller_view),
+            claim: p.controller_view.clone(),
+        });
+    }
+    for b in brokers.iter().filter(|b| b.state != "stopped") {
+        let claim = b.metadata.get(&p.tp).cloned();
+        out.push(Belief { who: format!("broker-{}", b.id), broker: Some(b.id), differs: compare(&truth, &claim), claim });
+    }
+    out
+}
+
+/// The brokers registered in ZooKeeper (`/brokers/ids` children).
+pub fn registered_brokers(znodes: &[ZnodeView]) -> Vec<i32> {
+    let mut ids: Vec<i32> = znodes
+        .iter()
+        .filter(|z| z.change != "deleted" && z.depth == 3)
+        .filter_map(|z| z.path.strip_prefix("/brokers/ids/")?.parse().ok())
+        .collect();
+    ids.sort();
+    ids
+}
+
+/// (broker, the live brokers its metadata cache lists, whether that differs
+/// from ZooKeeper's registrations).
+pub type LiveBelief = (i32, Vec<i32>, bool);
+
+/// ZooKeeper's registered brokers, and each live broker's belief about them.
+pub fn live_broker_beliefs(znodes: &[ZnodeView], brokers: &[BrokerView]) -> (Vec<i32>, Vec<LiveBelief>) {
+    let registered = registered_brokers(znodes);
+    let rows = brokers
+        .iter()
+        .filter(|b| b.state != "stopped")
+        .map(|b| {
+            let mut live = b.metadata_live_brokers.clone();
+            live.sort();
+            let differs = live != registered;
+            (b.id, live, differs)
+        })
+        .collect();
+    (registered, rows)
+}
+
+#[cfg(test)]
+pub mod tests {
+    use super::*;
+    use kzsim::sandbox::Sandbox;
+    use kzsim::view::View;
+
+    /// A real view of a small running cluster, for tests to adjust (built
+    /// by the simulator, so new fields in the core's view need no change here).
+    pub fn sample_view() -> View {
+        let mut sandbox = Sandbox::load("cluster brokers=4\nstart all\ntopic create t assignment=0:0,1,2\nrun 1s\n").unwrap();
+        while sandbox.step_forward() {}
+        sandbox.view()
+    }
+
+    pub fn broker(id: i32, state: &'static str, metadata: &[(&str, Leadership)], live: &[i32]) -> BrokerView {
+        let mut b = sample_view().brokers.into_iter().next().unwrap();
+        b.id = id;
+        b.state = state;
+        b.controller = false;
+        b.zombie = false;
+        b.session = None;
+        b.fetch_paused = false;
+        b.metadata = metadata.iter().map(|(k, v)| (k.to_string(), v.clone())).collect();
+        b.metadata_live_brokers = live.to_vec();
+        b
+    }
+
+    pub fn partition(tp: &str, leader: i32, epoch: i32, isr: &[i32], controller_view: Option<Leadership>) -> PartitionView {
+        let mut p = sample_view().partitions.into_iter().next().unwrap();
+        p.tp = tp.into();
+        p.leader = Some(leader);
+        p.leader_epoch = Some(epoch);
+        p.isr = isr.to_vec();
+        p.controller_view = controller_view;
+        p
+    }
+
+    #[test]
+    fn a_stale_cache_is_flagged_field_by_field() {
+        // Seed 002: the leader shrank the ISR in ZooKeeper; the controller
+        // and broker 0 have not heard yet, broker 1 has.
+        let p = partition("t-0", 0, 0, &[0, 1], Some((0, 0, vec![0, 1, 2])));
+        let brokers = vec![
+            broker(0, "running", &[("t-0", (0, 0, vec![0, 1, 2]))], &[0, 1, 2]),
+            broker(1, "running", &[("t-0", (0, 0, vec![0, 1]))], &[0, 1, 2]),
+            broker(2, "stopped", &[("t-0", (0, 0, vec![0, 1, 2]))], &[0, 1, 2]),
+            broker(3, "paused", &[], &[0, 1, 2]),
+        ];
+        let beliefs = partition_beliefs(&p, &brokers, Some(0));
+        let who: Vec<_> = beliefs.iter().map(|b| b.who.as_str()).collect();
+        assert_eq!(who, ["zk", "controller", "broker-0", "broker-1", "broker-3"]);
+        assert_eq!(beliefs[0].differs, [false; 3]);
+        assert_eq!(beliefs[1].differs, [false, false, true]);
+        assert_eq!(beliefs[2].differs, [false, false, true]);
+        assert!(!beliefs[3].any_difference());
+        // Broker 3 knows nothing of t-0 yet.
+        assert_eq!(beliefs[4].claim, None);
+        assert_eq!(beliefs[4].differs, [true; 3]);
+        // No controller: no controller row.
+        assert_eq!(partition_beliefs(&p, &brokers, None).len(), 4);
+    }
+
+    #[test]
+    fn a_settled_cluster_agrees_everywhere() {
+        let view = sample_view();
+        let controller = view.brokers.iter().find(|b| b.controller).map(|b| b.id);
+        assert!(controller.is_some());
+        for p in &view.partitions {
+            for b in partition_beliefs(p, &view.brokers, controller) {
+                assert!(!b.any_difference(), "{} on {}: {:?}", b.who, p.tp, b.claim);
+            }
+        }
+        let (registered, rows) = live_broker_beliefs(&view.znodes, &view.brokers);
+        assert_eq!(registered, [0, 1, 2, 3]);
+        assert!(rows.iter().all(|(_, _, differs)| !differs), "{rows:?}");
+    }
+
+    #[test]
+    fn live_brokers_compared_with_registrations() {
+        let mut znodes = sample_view().znodes;
+        // Broker 0's registration was deleted this step; 3's is gone.
+        znodes.retain(|z| z.path != "/brokers/ids/3");
+        for z in &mut znodes {
+            if z.path == "/brokers/ids/0" {
+                z.change = "deleted";
+            }
+        }
+        assert_eq!(registered_brokers(&znodes), [1, 2]);
+        let brokers = vec![broker(1, "running", &[], &[2, 1]), broker(2, "running", &[], &[0, 1, 2])];
+        let (registered, rows) = live_broker_beliefs(&znodes, &brokers);
+        assert_eq!(registered, [1, 2]);
+        assert_eq!(rows, vec![(1, vec![1, 2], false), (2, vec![0, 1, 2], true)]);
+    }
+}

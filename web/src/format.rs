@@ -1,0 +1,159 @@
+//! Formatting and colour assignment: pure functions the panels share.
+
+use serde_json::Value;
+
+/// Colours in the palette (`--kz-c0` .. `--kz-c7` in kzsim.css).
+pub const PALETTE: usize = 8;
+
+/// The virtual clock: `18.004 s`, `2 m 03.004 s` past a minute.
+pub fn clock(ms: u64) -> String {
+    let (s, milli) = (ms / 1000, ms % 1000);
+    if s < 60 {
+        format!("{s}.{milli:03} s")
+    } else if s < 3600 {
+        format!("{} m {:02}.{milli:03} s", s / 60, s % 60)
+    } else {
+        format!("{} h {:02} m {:02}.{milli:03} s", s / 3600, s / 60 % 60, s % 60)
+    }
+}
+
+/// A countdown: `17.9 s`, `850 ms`.
+pub fn countdown(ms: u64) -> String {
+    if ms < 1000 {
+        format!("{ms} ms")
+    } else {
+        format!("{}.{} s", ms / 1000, ms % 1000 / 100)
+    }
+}
+
+/// A zxid or session id as ZooKeeper prints it: `0x2a`.
+pub fn hex(v: i64) -> String {
+    format!("0x{v:x}")
+}
+
+/// The broker an actor belongs to: `broker-1/controller` → 1.
+pub fn broker_of(actor: &str) -> Option<i32> {
+    actor.strip_prefix("broker-")?.split('/').next()?.parse().ok()
+}
+
+/// The CSS class that carries a broker's colour (`--c`), the same
+/// everywhere the broker appears.
+pub fn broker_class(id: i32) -> String {
+    format!("kz-c{}", id.rem_euclid(PALETTE as i32))
+}
+
+/// The colour class of an actor or owner: its broker's, ZooKeeper's, or
+/// the console sessions' shared one.
+pub fn actor_class(actor: &str) -> String {
+    match broker_of(actor) {
+        Some(id) => broker_class(id),
+        None if actor == "zk" => "kz-czk".to_string(),
+        None => "kz-cs".to_string(),
+    }
+}
+
+/// Znode data pretty-printed when it is a JSON object or list.
+pub fn pretty_json(data: &str) -> Option<String> {
+    match serde_json::from_str::<Value>(data) {
+        Ok(v @ (Value::Object(_) | Value::Array(_))) => serde_json::to_string_pretty(&v).ok(),
+        _ => None,
+    }
+}
+
+/// A trace entry's detail as `key: value` lines (values as compact JSON,
+/// strings without quotes).
+pub fn detail_pairs(detail: &Value) -> Vec<(String, String)> {
+    match detail {
+        Value::Object(map) => map.iter().map(|(k, v)| (k.clone(), compact(v))).collect(),
+        Value::Null => Vec::new(),
+        other => vec![(String::new(), compact(other))],
+    }
+}
+
+pub fn compact(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// A list of ids: `0,1,2` (as the contract's `data-isr`).
+pub fn ids(list: &[i32]) -> String {
+    list.iter().map(|i| i.to_string()).collect::<Vec<_>>().join(",")
+}
+
+/// The actor family a filter groups by: `broker-1/controller` → `broker-1`.
+pub fn actor_family(actor: &str) -> &str {
+    actor.split('/').next().unwrap_or(actor)
+}
+
+/// A short explanation of each kind of step, for the "this step" panel.
+pub fn kind_explanation(kind: &str) -> &'static str {
+    match kind {
+        "zk-request" => "A broker's ZooKeeper client sends one request and gets its reply: this is how Kafka reads and writes the shared state. A failed create (NodeExists, NoNode) is an ordinary answer, not an error.",
+        "zk-result" => "A console session (a zkCli window) ran one command against the same tree the brokers use; its writes fire the brokers' watches exactly as a Kafka tool's would.",
+        "zk-session" => "A client opened or closed a ZooKeeper session. Ephemeral znodes live exactly as long as the session that created them.",
+        "watch-event" => "ZooKeeper notifies a session that a watched znode changed. Watches are one-shot: the handler must read again (and re-arm the watch) to hear of the next change. Kafka's handlers only put an event on the controller's queue.",
+        "controller-event" => "The controller's single event thread takes the next event off its queue and processes it; everything the controller does happens here, one event at a time.",
+        "controller-step" => "One numbered step inside a controller method, so the article's step numbering can be followed line by line.",
+        "control-request" => "The controller sends (or a broker handles) LeaderAndIsr, UpdateMetadata or StopReplica: the controller's decisions reach the brokers only through these requests, so a broker's view can lag ZooKeeper's.",
+        "broker" => "A broker process changes state: starting, registering in /brokers/ids, shutting down or crashing.",
+        "session-expired" => "ZooKeeper expired a session that sent no heartbeat within its timeout: every ephemeral znode it owned is deleted at once, firing watches.",
+        "scheduled-task" => "A periodic task on a broker ran (ISR expiration, ISR change propagation, high-watermark checkpoint, auto leader rebalance).",
+        "replica-fetch" => "A follower fetched from its leader: its log end offset (LEO) moves up, and the leader's high watermark follows the slowest in-sync replica.",
+        "isr-change" => "A leader changed the ISR of its partition and wrote it to the partition state znode itself, conditionally on the zkVersion it knows.",
+        "produce" => "Records were appended to a partition leader's log; followers must fetch them to stay in sync.",
+        "action" => "A learner's (or the script's) action: the cluster reacts in the steps that follow.",
+        _ => "",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn clocks_and_countdowns() {
+        assert_eq!(clock(0), "0.000 s");
+        assert_eq!(clock(18_004), "18.004 s");
+        assert_eq!(clock(123_004), "2 m 03.004 s");
+        assert_eq!(clock(3_723_004), "1 h 02 m 03.004 s");
+        assert_eq!(countdown(850), "850 ms");
+        assert_eq!(countdown(17_960), "17.9 s");
+        assert_eq!(hex(42), "0x2a");
+    }
+
+    #[test]
+    fn colours_follow_the_broker_everywhere() {
+        assert_eq!(broker_of("broker-1/controller"), Some(1));
+        assert_eq!(broker_of("broker-12"), Some(12));
+        assert_eq!(broker_of("admin"), None);
+        assert_eq!(broker_of("broker-x"), None);
+        assert_eq!(actor_class("broker-2/replica-manager"), broker_class(2));
+        assert_eq!(broker_class(9), "kz-c1");
+        assert_eq!(actor_class("zk"), "kz-czk");
+        assert_eq!(actor_class("watcher"), "kz-cs");
+        assert_eq!(actor_family("broker-1/controller"), "broker-1");
+        assert_eq!(actor_family("admin"), "admin");
+    }
+
+    #[test]
+    fn json_is_pretty_printed_and_plain_text_left_alone() {
+        assert_eq!(pretty_json(r#"{"a":1,"b":[1,2]}"#).unwrap(), "{\n  \"a\": 1,\n  \"b\": [\n    1,\n    2\n  ]\n}");
+        assert_eq!(pretty_json("2"), None);
+        assert_eq!(pretty_json("<img src=x onerror=alert(1)>"), None);
+        assert_eq!(pretty_json(""), None);
+    }
+
+    #[test]
+    fn details_become_pairs() {
+        let pairs = detail_pairs(&json!({"op": "create", "ok": true, "dead": [0]}));
+        assert!(pairs.contains(&("op".into(), "create".into())));
+        assert!(pairs.contains(&("dead".into(), "[0]".into())));
+        assert!(detail_pairs(&Value::Null).is_empty());
+        assert_eq!(ids(&[0, 1]), "0,1");
+        assert_eq!(ids(&[]), "");
+        assert!(!kind_explanation("watch-event").is_empty());
+    }
+}

@@ -1,0 +1,188 @@
+//! The current step's explanation, the `expect` checkpoints and the event
+//! log (filter by actor and kind; click an entry to go to it).
+
+use crate::format;
+use crate::i18n::Lang;
+use crate::state::{Action, Snap};
+use std::collections::BTreeSet;
+use web_sys::HtmlSelectElement;
+use yew::prelude::*;
+
+/// Entries shown at most before and after the current step.
+const PAST: usize = 1500;
+const FUTURE: usize = 150;
+
+#[derive(Properties, PartialEq)]
+pub struct EventsProps {
+    pub snap: Snap,
+    pub lang: Lang,
+    pub on: Callback<Action>,
+}
+
+#[function_component(Explanation)]
+pub fn explanation(p: &EventsProps) -> Html {
+    let view = &p.snap.view;
+    let Some(e) = &view.current else {
+        return html! {
+            <section class="kz-panel kz-explain" aria-labelledby="kz-explain-h" data-testid="explanation">
+                <h2 id="kz-explain-h" class="kz-panel-title">{ p.lang.t("This step") }</h2>
+                <p class="kz-muted">{ p.lang.t("Before the first step.") }{ " Press → to take the first step, Space to play." }</p>
+            </section>
+        };
+    };
+    let pairs = format::detail_pairs(&e.detail);
+    html! {
+        <section class="kz-panel kz-explain" aria-labelledby="kz-explain-h" data-testid="explanation">
+            <h2 id="kz-explain-h" class="kz-panel-title">
+                { p.lang.t("This step") }
+                <span class="kz-panel-note">{ format!("{} · t = {}", p.lang.step_n(e.step), format::clock(e.time_ms)) }</span>
+            </h2>
+            <p class="kz-explain-head">
+                <span class={classes!("kz-chip", format::actor_class(&e.actor))}>{ &e.actor }</span>
+                <span class="kz-kind">{ &e.kind }</span>
+                <code class="kz-source">{ &e.source }</code>
+            </p>
+            <p class="kz-summary" data-testid="step-summary">{ &e.summary }</p>
+            <p class="kz-why">{ format::kind_explanation(&e.kind) }</p>
+            if !pairs.is_empty() {
+                <dl class="kz-detail-pairs">
+                    { for pairs.into_iter().map(|(k, v)| html! { <><dt>{ k }</dt><dd>{ v }</dd></> }) }
+                </dl>
+            }
+        </section>
+    }
+}
+
+#[derive(Properties, PartialEq)]
+pub struct CheckpointsProps {
+    pub snap: Snap,
+    pub text: std::rc::Rc<str>,
+    pub lang: Lang,
+    pub on: Callback<Action>,
+}
+
+/// The script's `expect` lines: green or red once the timeline has passed
+/// them, grey before.
+#[function_component(Checkpoints)]
+pub fn checkpoints(p: &CheckpointsProps) -> Html {
+    let lines: Vec<(usize, &str)> =
+        p.text.lines().enumerate().map(|(i, l)| (i + 1, l.trim())).filter(|(_, l)| l.starts_with("expect ")).collect();
+    if lines.is_empty() {
+        return Html::default();
+    }
+    let outcomes = &p.snap.view.expectations;
+    html! {
+        <section class="kz-panel kz-checks" aria-labelledby="kz-checks-h">
+            <h2 id="kz-checks-h" class="kz-panel-title">{ p.lang.t("Checkpoints") }
+                <span class="kz-panel-note">{ format!("{} / {}", outcomes.iter().filter(|o| o.passed).count(), lines.len()) }</span>
+            </h2>
+            <ol class="kz-plain kz-check-list">
+                { for lines.iter().map(|(line, text)| {
+                    let outcome = outcomes.iter().find(|o| o.line == *line);
+                    let (status, mark) = match outcome {
+                        Some(o) if o.passed => ("passed", "✓"),
+                        Some(_) => ("failed", "✗"),
+                        None => ("pending", "○"),
+                    };
+                    let go = outcome.map(|o| {
+                        let (on, step) = (p.on.clone(), o.step);
+                        Callback::from(move |_: MouseEvent| on.emit(Action::Seek(step)))
+                    });
+                    html! {
+                        <li class={classes!("kz-check", format!("kz-check-{status}"))} data-testid="checkpoint" data-status={status} data-line={line.to_string()}>
+                            <span class="kz-check-mark" aria-label={status}>{ mark }</span>
+                            <span class="kz-lineno">{ line }</span>
+                            <code>{ *text }</code>
+                            if let Some(o) = outcome {
+                                <button class="kz-link" onclick={go} aria-label={format!("go to step {}", o.step)}>{ format!("#{}", o.step) }</button>
+                                if !o.passed {
+                                    <span class="kz-actual">{ format!(" actual: {}", o.actual) }</span>
+                                }
+                            }
+                        </li>
+                    }
+                }) }
+            </ol>
+        </section>
+    }
+}
+
+#[function_component(EventLog)]
+pub fn event_log(p: &EventsProps) -> Html {
+    let actor_filter = use_state(String::new);
+    let kind_filter = use_state(String::new);
+    let list_ref = use_node_ref();
+    let sandbox = p.snap.sandbox.borrow();
+    let trace = sandbox.trace();
+    let position = sandbox.position() as usize;
+    {
+        let list_ref = list_ref.clone();
+        use_effect_with(p.snap.version, move |_| {
+            if let Some(list) = list_ref.cast::<web_sys::Element>() {
+                if let Some(current) = list.query_selector(".kz-event-current").ok().flatten() {
+                    let top = current.get_bounding_client_rect().top() - list.get_bounding_client_rect().top();
+                    let target = list.scroll_top() as f64 + top - f64::from(list.client_height()) * 0.6;
+                    list.set_scroll_top(target.max(0.0) as i32);
+                } else {
+                    crate::dom::scroll_to_bottom(&list);
+                }
+            }
+        });
+    }
+    let actors: BTreeSet<&str> = trace.iter().map(|e| format::actor_family(&e.actor)).collect();
+    let kinds: BTreeSet<&str> = trace.iter().map(|e| e.kind.as_str()).collect();
+    let keep = |e: &&kzsim::trace::TraceEntry| {
+        (actor_filter.is_empty() || format::actor_family(&e.actor) == actor_filter.as_str())
+            && (kind_filter.is_empty() || e.kind == *kind_filter)
+    };
+    let from = position.saturating_sub(PAST);
+    let to = (position + FUTURE).min(trace.len());
+    let select =
+        |state: UseStateHandle<String>| Callback::from(move |e: Event| state.set(e.target_unchecked_into::<HtmlSelectElement>().value()));
+    let t = |s| p.lang.t(s);
+    html! {
+        <section class="kz-panel kz-log" aria-labelledby="kz-log-h">
+            <h2 id="kz-log-h" class="kz-panel-title">{ t("Event log") }
+                <span class="kz-filters">
+                    <select aria-label={t("Filter by actor")} onchange={select(actor_filter.clone())}>
+                        <option value="" selected={actor_filter.is_empty()}>{ t("all actors") }</option>
+                        { for actors.iter().map(|a| html! { <option value={a.to_string()} selected={*a == actor_filter.as_str()}>{ *a }</option> }) }
+                    </select>
+                    <select aria-label={t("Filter by kind")} onchange={select(kind_filter.clone())}>
+                        <option value="" selected={kind_filter.is_empty()}>{ t("all kinds") }</option>
+                        { for kinds.iter().map(|k| html! { <option value={k.to_string()} selected={*k == kind_filter.as_str()}>{ *k }</option> }) }
+                    </select>
+                </span>
+            </h2>
+            if from > 0 {
+                <p class="kz-muted kz-log-more">{ format!("… {from} earlier steps (scrub back to see them)") }</p>
+            }
+            <ol class="kz-events" data-testid="event-log" ref={list_ref} aria-label={t("Event log")}>
+                { for trace[from..to].iter().filter(keep).map(|e| {
+                    let step = e.step;
+                    let future = step as usize > position;
+                    let current = step as usize == position;
+                    let go = {
+                        let on = p.on.clone();
+                        Callback::from(move |_: MouseEvent| on.emit(Action::Seek(step)))
+                    };
+                    let class = classes!("kz-event", format::actor_class(&e.actor), current.then_some("kz-event-current"), future.then_some("kz-event-future"));
+                    let body = html! {
+                        <button class="kz-event-btn" onclick={go} aria-label={format!("go to step {step}: {}", e.summary)}>
+                            <span class="kz-event-step">{ step }</span>
+                            <span class="kz-event-time">{ format::clock(e.time_ms) }</span>
+                            <span class="kz-event-actor">{ &e.actor }</span>
+                            <span class="kz-event-summary">{ &e.summary }</span>
+                            <code class="kz-event-source">{ &e.source }</code>
+                        </button>
+                    };
+                    if future {
+                        html! { <li key={step} {class} data-step={step.to_string()} data-future="true">{ body }</li> }
+                    } else {
+                        html! { <li key={step} {class} data-testid="event" data-step={step.to_string()} data-kind={e.kind.clone()} aria-current={current.then_some("step")}>{ body }</li> }
+                    }
+                }) }
+            </ol>
+        </section>
+    }
+}

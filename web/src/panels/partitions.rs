@@ -1,0 +1,157 @@
+//! Partitions (replicas, leader, ISR, epochs, zkVersion, LEO/HW bars, the
+//! controller's state machines) and "what each actor believes".
+
+use crate::beliefs;
+use crate::format;
+use crate::i18n::Lang;
+use crate::state::Snap;
+use kzsim::view::PartitionView;
+use yew::prelude::*;
+
+#[derive(Properties, PartialEq)]
+pub struct PartitionsProps {
+    pub snap: Snap,
+    pub lang: Lang,
+}
+
+fn chip(id: i32, extra: Option<&'static str>, title: String) -> Html {
+    html! { <span class={classes!("kz-chip", format::broker_class(id), extra)} {title}>{ id }</span> }
+}
+
+#[function_component(Partitions)]
+pub fn partitions(p: &PartitionsProps) -> Html {
+    let t = |s| p.lang.t(s);
+    html! {
+        <section class="kz-panel kz-partitions" aria-labelledby="kz-parts-h">
+            <h2 id="kz-parts-h" class="kz-panel-title">{ t("Partitions") }</h2>
+            if p.snap.view.partitions.is_empty() {
+                <p class="kz-muted">{ t("No partitions yet.") }</p>
+            }
+            { for p.snap.view.partitions.iter().map(|part| row(part, p.lang)) }
+        </section>
+    }
+}
+
+fn row(part: &PartitionView, lang: Lang) -> Html {
+    let t = |s| lang.t(s);
+    let max_leo = part.replica_views.iter().filter_map(|r| r.leo).max().unwrap_or(0).max(1);
+    html! {
+        <div key={part.tp.clone()} class="kz-partition" data-testid="partition" data-tp={part.tp.clone()}
+            data-leader={part.leader.map(|l| l.to_string())} data-isr={format::ids(&part.isr)}
+            data-leader-epoch={part.leader_epoch.map(|e| e.to_string())}>
+            <div class="kz-part-head">
+                <span class="kz-tp">{ &part.tp }</span>
+                if let Some(state) = part.state {
+                    <span class={classes!("kz-pstate", format!("kz-pstate-{state}"))} title="the controller's partition state machine">{ state }</span>
+                }
+            </div>
+            <dl class="kz-part-facts">
+                <dt>{ t("leader") }</dt>
+                <dd>{ match part.leader {
+                    Some(l) if l >= 0 => html! { <>{ "★ " }{ chip(l, Some("kz-leader"), "leader".into()) }</> },
+                    Some(_) => html! { <span class="kz-bad">{ "none (-1)" }</span> },
+                    None => html! { "—" },
+                } }</dd>
+                <dt>{ "ISR" }</dt>
+                <dd class="kz-chips">{ for part.isr.iter().map(|i| chip(*i, None, "in sync".into())) }</dd>
+                <dt>{ t("leader epoch") }</dt>
+                <dd>{ part.leader_epoch.map(|e| e.to_string()).unwrap_or_else(|| "—".into()) }</dd>
+                <dt>{ "zkVersion" }</dt>
+                <dd>{ part.zk_version.map(|e| e.to_string()).unwrap_or_else(|| "—".into()) }</dd>
+                <dt>{ t("replicas") }</dt>
+                <dd class="kz-chips">{ for part.replicas.iter().map(|i| chip(*i, None, "assigned replica".into())) }</dd>
+            </dl>
+            <table class="kz-replicas">
+                <thead><tr><th>{"replica"}</th><th>{"role"}</th><th class="kz-bar-col">{"LEO / HW"}</th><th>{"state"}</th></tr></thead>
+                <tbody>
+                    { for part.replica_views.iter().map(|r| {
+                        let leo = r.leo.unwrap_or(0);
+                        let hw = r.hw.unwrap_or(0);
+                        let style = format!("--leo: {:.1}%; --hw: {:.1}%", leo as f64 * 100.0 / max_leo as f64, hw as f64 * 100.0 / max_leo as f64);
+                        let lagging = r.leo.is_some() && leo < max_leo && r.role == "follower";
+                        html! {
+                            <tr class={classes!(r.offline.then_some("kz-offline"), (!r.in_isr).then_some("kz-out-of-isr"))}>
+                                <td>{ chip(r.broker, None, format!("broker {}", r.broker)) }{ if r.in_isr { " ✓" } else { "" } }</td>
+                                <td>{ if r.offline { "offline" } else { r.role } }</td>
+                                <td class="kz-bar-col">
+                                    if r.leo.is_some() {
+                                        <div class={classes!("kz-bar", format::broker_class(r.broker), lagging.then_some("kz-lagging"))} {style}
+                                            title={format!("LEO {leo}, HW {hw}")}><span class="kz-bar-hw"></span></div>
+                                        <span class="kz-bar-num">{ format!("{leo} / {hw}") }</span>
+                                    } else {
+                                        <span class="kz-muted">{ "—" }</span>
+                                    }
+                                </td>
+                                <td class="kz-rstate">{ r.state.unwrap_or("—") }</td>
+                            </tr>
+                        }
+                    }) }
+                </tbody>
+            </table>
+        </div>
+    }
+}
+
+#[function_component(Beliefs)]
+pub fn beliefs_panel(p: &PartitionsProps) -> Html {
+    let t = |s| p.lang.t(s);
+    let view = &p.snap.view;
+    let controller = view.brokers.iter().find(|b| b.controller && !b.zombie).map(|b| b.id);
+    let (registered, live) = beliefs::live_broker_beliefs(&view.znodes, &view.brokers);
+    let cell = |differs: bool, content: Html| html! { <td class={classes!(differs.then_some("kz-differs"))}>{ content }</td> };
+    let claim_cells = |claim: &Option<beliefs::Leadership>, differs: [bool; 3]| match claim {
+        Some((l, e, isr)) => html! {
+            <>
+                { cell(differs[0], html! { if *l >= 0 { { chip(*l, None, "leader".into()) } } else { { "-1" } } }) }
+                { cell(differs[1], html! { { e } }) }
+                { cell(differs[2], html! { <span class="kz-chips">{ for isr.iter().map(|i| chip(*i, None, "ISR".into())) }</span> }) }
+            </>
+        },
+        None => html! { <td colspan="3" class={classes!(differs.iter().any(|d| *d).then_some("kz-differs"))}>{ "unknown" }</td> },
+    };
+    html! {
+        <section class="kz-panel kz-beliefs" aria-labelledby="kz-beliefs-h" data-testid="beliefs">
+            <h2 id="kz-beliefs-h" class="kz-panel-title">{ t("What each actor believes") }</h2>
+            if !view.brokers.is_empty() {
+                <table class="kz-table kz-belief-table">
+                    <caption>{ t("live brokers") }</caption>
+                    <tbody>
+                        <tr><th>{ t("ZooKeeper's truth") }</th><td class="kz-chips">{ for registered.iter().map(|i| chip(*i, None, "registered".into())) }</td></tr>
+                        { for live.iter().map(|(id, list, differs)| html! {
+                            <tr class={classes!(differs.then_some("kz-row-differs"))}>
+                                <th>{ chip(*id, None, format!("broker {id}")) }{ " " }{ t("metadata cache") }</th>
+                                { cell(*differs, html! { <span class="kz-chips">{ for list.iter().map(|i| chip(*i, None, "live".into())) }</span> }) }
+                            </tr>
+                        }) }
+                    </tbody>
+                </table>
+            }
+            { for view.partitions.iter().map(|part| {
+                let rows = beliefs::partition_beliefs(part, &view.brokers, controller);
+                html! {
+                    <table class="kz-table kz-belief-table" key={part.tp.clone()}>
+                        <caption>{ &part.tp }</caption>
+                        <thead><tr><th></th><th>{ t("leader") }</th><th>{ "epoch" }</th><th>{ "ISR" }</th></tr></thead>
+                        <tbody>
+                            { for rows.iter().map(|b| {
+                                let who = match (b.who.as_str(), b.broker) {
+                                    ("zk", _) => html! { <span class="kz-chip kz-czk">{ t("ZooKeeper's truth") }</span> },
+                                    ("controller", Some(c)) => html! { <>{ chip(c, None, format!("broker {c}")) }{ " " }{ t("controller's cache") }</> },
+                                    (_, Some(id)) => html! { <>{ chip(id, None, format!("broker {id}")) }{ " " }{ t("metadata cache") }</> },
+                                    _ => html! { { &b.who } },
+                                };
+                                html! {
+                                    <tr class={classes!(b.any_difference().then_some("kz-row-differs"))}
+                                        title={if b.any_difference() { t("differs from ZooKeeper") } else { "" }}>
+                                        <th>{ who }</th>
+                                        { claim_cells(&b.claim, b.differs) }
+                                    </tr>
+                                }
+                            }) }
+                        </tbody>
+                    </table>
+                }
+            }) }
+        </section>
+    }
+}

@@ -1,0 +1,100 @@
+//! The sequence diagram (SVG): ZooKeeper requests, watch notifications and
+//! control requests between ZooKeeper, the brokers and console sessions, for
+//! the last steps up to the current one.
+
+use crate::format;
+use crate::i18n::Lang;
+use crate::seq;
+use crate::state::{Action, Snap};
+use yew::prelude::*;
+
+const MAX: usize = 30;
+const LANE: f64 = 160.0;
+const ROW: f64 = 22.0;
+const TOP: f64 = 34.0;
+const LEFT: f64 = 110.0;
+
+#[derive(Properties, PartialEq)]
+pub struct SequenceProps {
+    pub snap: Snap,
+    pub lang: Lang,
+    pub on: Callback<Action>,
+}
+
+#[function_component(Sequence)]
+pub fn sequence(p: &SequenceProps) -> Html {
+    let sandbox = p.snap.sandbox.borrow();
+    let position = sandbox.position() as usize;
+    let entries = &sandbox.trace()[..position.min(sandbox.trace().len())];
+    let brokers: Vec<i32> = p.snap.view.brokers.iter().map(|b| b.id).collect();
+    let d = seq::diagram(entries, &brokers, MAX);
+    let x = |lane: usize| LEFT + lane as f64 * LANE;
+    let width = LEFT + (d.lanes.len().max(2) as f64 - 1.0) * LANE + 110.0;
+    let height = TOP + (d.msgs.len().max(1) as f64) * ROW + 10.0;
+    html! {
+        <section class="kz-panel kz-seq" aria-labelledby="kz-seq-h">
+            <h2 id="kz-seq-h" class="kz-panel-title">{ p.lang.t("Sequence diagram") }
+                <span class="kz-panel-note">{ p.lang.t("The last ZooKeeper requests, watch notifications and control requests.") }</span>
+            </h2>
+            <div class="kz-seq-scroll">
+                <svg class="kz-seq-svg" data-testid="sequence-diagram" width={width.to_string()} height={height.to_string()}
+                    viewBox={format!("0 0 {width} {height}")} role="img" aria-label={p.lang.t("Sequence diagram")}>
+                    { for d.lanes.iter().enumerate().map(|(i, lane)| html! {
+                        <g class={classes!("kz-lane", format::actor_class(lane))}>
+                            <line x1={x(i).to_string()} y1="22" x2={x(i).to_string()} y2={height.to_string()} />
+                            <text x={x(i).to_string()} y="14" text-anchor="middle">{ lane }</text>
+                        </g>
+                    }) }
+                    { for d.msgs.iter().enumerate().map(|(row, m)| {
+                        let y = TOP + row as f64 * ROW + 8.0;
+                        let (x1, x2) = (x(m.from), x(m.to));
+                        let current = m.step as usize == position;
+                        let class = classes!("kz-msg", format!("kz-msg-{}", m.kind), (!m.ok).then_some("kz-msg-err"), current.then_some("kz-msg-current"),
+                            format::actor_class(&d.lanes[if m.kind == "watch" { m.to } else { m.from }]));
+                        let go = {
+                            let (on, step) = (p.on.clone(), m.step);
+                            Callback::from(move |_: MouseEvent| on.emit(Action::Seek(step)))
+                        };
+                        let step_label = html! { <text class="kz-msg-step" x="6" y={(y + 4.0).to_string()}>{ format!("#{}", m.step) }</text> };
+                        if m.from == m.to {
+                            html! {
+                                <g {class} onclick={go}>
+                                    <title>{ format!("#{} {}", m.step, m.label) }</title>
+                                    { step_label }
+                                    <circle cx={x1.to_string()} cy={y.to_string()} r="5" />
+                                    <text x={(x1 + 9.0).to_string()} y={(y + 4.0).to_string()}>{ short(&m.label, 40) }</text>
+                                </g>
+                            }
+                        } else {
+                            let dir = if x2 > x1 { 1.0 } else { -1.0 };
+                            let head = format!("{},{} {},{} {},{}", x2, y, x2 - dir * 8.0, y - 4.0, x2 - dir * 8.0, y + 4.0);
+                            html! {
+                                <g {class} onclick={go}>
+                                    <title>{ format!("#{} {}", m.step, m.label) }</title>
+                                    { step_label }
+                                    <line x1={x1.to_string()} y1={y.to_string()} x2={(x2 - dir * 6.0).to_string()} y2={y.to_string()} />
+                                    <polygon points={head} />
+                                    <text x={((x1 + x2) / 2.0).to_string()} y={(y - 4.0).to_string()} text-anchor="middle">{ short(&m.label, ((x2 - x1).abs() / 6.6) as usize) }</text>
+                                </g>
+                            }
+                        }
+                    }) }
+                    if d.msgs.is_empty() {
+                        <text x={LEFT.to_string()} y={(TOP + 12.0).to_string()} class="kz-muted-svg">{ p.lang.t("Nothing sent yet.") }</text>
+                    }
+                </svg>
+            </div>
+        </section>
+    }
+}
+
+/// A label cut to `max` characters (the path's end is what tells).
+fn short(label: &str, max: usize) -> String {
+    let max = max.max(8);
+    let n = label.chars().count();
+    if n <= max {
+        label.to_string()
+    } else {
+        format!("…{}", label.chars().skip(n - max + 1).collect::<String>())
+    }
+}

@@ -1,0 +1,165 @@
+//! The actions console (any scenario action line, `zk` lines included), the
+//! scenario picker and the scenario editor with errors at their line.
+
+use crate::address::Source;
+use crate::i18n::Lang;
+use crate::scenarios;
+use crate::state::{Action, Problem};
+use std::rc::Rc;
+use web_sys::{HtmlInputElement, HtmlSelectElement, HtmlTextAreaElement};
+use yew::prelude::*;
+
+/// Templates the console offers (they fill the input; edit, then send).
+pub const TEMPLATES: &[(&str, &str)] = &[
+    ("create topic", "topic create orders partitions=3 replication-factor=2"),
+    ("delete topic", "topic delete orders"),
+    ("produce", "produce orders-0 messages=10"),
+    ("alter config", "config alter topics orders set retention.ms=1000"),
+    ("reassign", "reassign orders-0 replicas=1,2"),
+    ("elect preferred", "elect-preferred"),
+    ("pause fetch", "pause-fetch broker 2 orders-0"),
+    ("zk session", "zk-session me"),
+    ("zk create", "zk me create -e /me hello"),
+    ("zk get -w", "zk me get -w /controller"),
+    ("zk ls -w", "zk me ls -w /brokers/ids"),
+];
+
+#[derive(Properties, PartialEq)]
+pub struct ConsoleProps {
+    pub error: Option<String>,
+    /// The actions taken so far on this branch: (after step, text).
+    pub taken: Vec<(u64, String)>,
+    pub lang: Lang,
+    pub on: Callback<Action>,
+}
+
+#[function_component(Console)]
+pub fn console(p: &ConsoleProps) -> Html {
+    let text = use_state(String::new);
+    let t = |s| p.lang.t(s);
+    let submit = {
+        let (on, text) = (p.on.clone(), text.clone());
+        Callback::from(move |e: SubmitEvent| {
+            e.prevent_default();
+            on.emit(Action::Act((*text).clone()));
+        })
+    };
+    let input = {
+        let text = text.clone();
+        Callback::from(move |e: InputEvent| text.set(e.target_unchecked_into::<HtmlInputElement>().value()))
+    };
+    html! {
+        <section class="kz-panel kz-console" aria-labelledby="kz-console-h">
+            <h2 id="kz-console-h" class="kz-panel-title">{ t("Actions") }
+                <span class="kz-panel-note">{ "any scenario action or zk line, taken now: it is the next step" }</span>
+            </h2>
+            <form class="kz-console-form" onsubmit={submit}>
+                <input type="text" data-testid="console-input" class="kz-input" aria-label="scenario action" spellcheck="false"
+                    placeholder={t("Type a scenario action, e.g. kill broker 1")} value={(*text).clone()} oninput={input} />
+                <button type="submit" class="kz-btn" data-testid="console-send" aria-label={t("Send")}>{ t("Send") }</button>
+            </form>
+            if let Some(error) = &p.error {
+                <p class="kz-inline-error" data-testid="console-error" role="alert">{ error }</p>
+            }
+            <div class="kz-templates" role="group" aria-label={t("Templates")}>
+                { for TEMPLATES.iter().map(|(label, line)| {
+                    let text = text.clone();
+                    let line = line.to_string();
+                    html! { <button type="button" class="kz-btn kz-btn-small" aria-label={format!("template: {label}")} title={line.clone()}
+                        onclick={Callback::from(move |_: MouseEvent| text.set(line.clone()))}>{ *label }</button> }
+                }) }
+            </div>
+            if !p.taken.is_empty() {
+                <ol class="kz-plain kz-taken" aria-label="actions taken">
+                    { for p.taken.iter().map(|(at, line)| html! { <li><span class="kz-lineno">{ format!("#{at}") }</span><code>{ line }</code></li> }) }
+                </ol>
+            }
+        </section>
+    }
+}
+
+#[derive(Properties, PartialEq)]
+pub struct PickerProps {
+    pub source: Source,
+    pub lang: Lang,
+    pub on: Callback<Action>,
+}
+
+#[function_component(Picker)]
+pub fn picker(p: &PickerProps) -> Html {
+    let change = {
+        let on = p.on.clone();
+        Callback::from(move |e: Event| {
+            let name = e.target_unchecked_into::<HtmlSelectElement>().value();
+            if let Some(text) = scenarios::find(&name) {
+                on.emit(Action::Load(Source::BuiltIn(name), text.to_string()));
+            }
+        })
+    };
+    let current = match &p.source {
+        Source::BuiltIn(n) => n.as_str(),
+        Source::Text => "",
+    };
+    html! {
+        <label class="kz-picker">
+            <span class="kz-picker-label">{ p.lang.t("Scenario") }</span>
+            <select data-testid="scenario-picker" aria-label={p.lang.t("Apply a built-in scenario")} onchange={change}>
+                if current.is_empty() || scenarios::find(current).is_none() {
+                    <option value="" selected=true>{ if current.is_empty() { "(your own)".to_string() } else { format!("({current}?)") } }</option>
+                }
+                { for scenarios::built_ins().into_iter().map(|(name, text)| html! {
+                    <option value={name} selected={name == current} title={scenarios::describe(text)}>{ name }</option>
+                }) }
+            </select>
+        </label>
+    }
+}
+
+#[derive(Properties, PartialEq)]
+pub struct EditorProps {
+    pub text: Rc<str>,
+    pub problem: Option<Problem>,
+    pub lang: Lang,
+    pub on: Callback<Action>,
+}
+
+/// The scenario text, editable; Load plays it (and puts it in the address).
+#[function_component(Editor)]
+pub fn editor(p: &EditorProps) -> Html {
+    let draft = use_state(|| p.text.to_string());
+    {
+        // A new scenario loaded elsewhere (the picker): show its text.
+        let (draft, text) = (draft.clone(), p.text.clone());
+        use_effect_with(text, move |text| draft.set(text.to_string()));
+    }
+    let input = {
+        let draft = draft.clone();
+        Callback::from(move |e: InputEvent| draft.set(e.target_unchecked_into::<HtmlTextAreaElement>().value()))
+    };
+    let load = {
+        let (on, draft) = (p.on.clone(), draft.clone());
+        Callback::from(move |_: MouseEvent| on.emit(Action::Load(Source::Text, (*draft).clone())))
+    };
+    let bad_line = p.problem.as_ref().and_then(|e| e.line);
+    let lines = draft.lines().count().max(1);
+    html! {
+        <section class="kz-panel kz-editor" aria-labelledby="kz-editor-h">
+            <h2 id="kz-editor-h" class="kz-panel-title">{ p.lang.t("Scenario editor") }
+                <span class="kz-panel-note">{ "the scenario language; Load plays it and puts it in the address (#kzs=…)" }</span>
+            </h2>
+            <div class="kz-editor-box">
+                <ol class="kz-gutter" aria-hidden="true">
+                    { for (1..=lines).map(|n| html! { <li class={classes!((Some(n) == bad_line).then_some("kz-bad-line"))}>{ n }</li> }) }
+                </ol>
+                <textarea data-testid="editor" class="kz-textarea" aria-label="scenario text" spellcheck="false" rows={lines.max(8).to_string()}
+                    value={(*draft).clone()} oninput={input}></textarea>
+            </div>
+            if let Some(problem) = &p.problem {
+                <p class="kz-inline-error" data-testid="editor-error">
+                    { problem.line.map(|l| format!("line {l}: ")).unwrap_or_default() }{ &problem.message }
+                </p>
+            }
+            <button class="kz-btn" data-testid="editor-load" aria-label={p.lang.t("Load")} onclick={load}>{ p.lang.t("Load") }</button>
+        </section>
+    }
+}

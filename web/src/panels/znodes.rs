@@ -1,0 +1,224 @@
+//! The znode tree (expandable; ephemeral, sequential and watch marks; this
+//! step's created / changed / deleted highlight), the selected znode's data
+//! and stat, and the sessions.
+
+use crate::format;
+use crate::i18n::Lang;
+use crate::panels::icons;
+use crate::state::Snap;
+use kzsim::view::{View, ZnodeView};
+use std::collections::BTreeSet;
+use yew::prelude::*;
+
+#[derive(Properties, PartialEq)]
+pub struct ZnodesProps {
+    pub snap: Snap,
+    pub lang: Lang,
+}
+
+/// Whether a collapsed ancestor hides `path`.
+pub fn hidden(path: &str, collapsed: &BTreeSet<String>) -> bool {
+    collapsed.iter().any(|c| path.len() > c.len() && path.starts_with(c.as_str()) && (c == "/" || path.as_bytes()[c.len()] == b'/'))
+}
+
+#[function_component(Znodes)]
+pub fn znodes(p: &ZnodesProps) -> Html {
+    let collapsed = use_state(BTreeSet::<String>::new);
+    let selected = use_state(|| None::<String>);
+    let view = &p.snap.view;
+    let rows = view.znodes.iter().filter(|z| !hidden(&z.path, &collapsed)).map(|z| {
+        let path = z.path.clone();
+        let is_collapsed = collapsed.contains(&z.path);
+        let select = {
+            let selected = selected.clone();
+            let path = path.clone();
+            Callback::from(move |_: MouseEvent| selected.set(Some(path.clone())))
+        };
+        let select_key = {
+            let selected = selected.clone();
+            let path = path.clone();
+            Callback::from(move |e: KeyboardEvent| {
+                if e.key() == "Enter" {
+                    selected.set(Some(path.clone()))
+                }
+            })
+        };
+        let toggle = {
+            let collapsed = collapsed.clone();
+            let path = path.clone();
+            Callback::from(move |e: MouseEvent| {
+                e.stop_propagation();
+                let mut next = (*collapsed).clone();
+                if !next.remove(&path) {
+                    next.insert(path.clone());
+                }
+                collapsed.set(next);
+            })
+        };
+        let deleted = z.change == "deleted";
+        let is_selected = selected.as_deref() == Some(z.path.as_str());
+        let class = classes!(
+            "kz-znode",
+            (!z.change.is_empty()).then(|| format!("kz-{}", z.change)),
+            is_selected.then_some("kz-selected"),
+            z.ephemeral.then_some("kz-ephemeral")
+        );
+        let indent = format!("--depth: {}", z.depth);
+        let twisty = if z.children > 0 {
+            html! {
+                <button class="kz-twisty" aria-label={format!("{} {}", if is_collapsed { "Expand" } else { "Collapse" }, z.path)}
+                    aria-expanded={(!is_collapsed).to_string()} onclick={toggle}>{ if is_collapsed { "▸" } else { "▾" } }</button>
+            }
+        } else {
+            html! { <span class="kz-twisty-space"></span> }
+        };
+        let preview: String = z.data.chars().take(40).collect();
+        let inner = html! {
+            <>
+                { twisty }
+                <span class="kz-zname">{ &z.name }</span>
+                if z.ephemeral {
+                    <span class={classes!("kz-badge", "kz-badge-e", z.owner.as_deref().map(format::actor_class))}
+                        title={format!("ephemeral, owned by {}", z.owner.clone().unwrap_or_default())}>{ "E" }</span>
+                }
+                if z.sequential {
+                    <span class="kz-badge kz-badge-s" title="sequential">{ "S" }</span>
+                }
+                { for z.watchers.iter().map(|w| html! {
+                    <span class={classes!("kz-watch", format::actor_class(&w.owner))} title={format!("{} watch by {}", w.kind, w.owner)}>
+                        { icons::eye() }<span class="kz-watch-kind">{ &w.kind[..1] }</span>
+                    </span>
+                }) }
+                if !preview.is_empty() {
+                    <span class="kz-zdata">{ preview }</span>
+                }
+            </>
+        };
+        if deleted {
+            // Gone this step: shown struck through, without the contract's
+            // `data-znode-path` (the node no longer exists).
+            html! {
+                <li key={format!("deleted:{path}")} class={class} role="treeitem" aria-level={(z.depth + 1).to_string()} style={indent}
+                    data-deleted-path={path.clone()} title="deleted this step">{ inner }</li>
+            }
+        } else {
+            html! {
+                <li key={path.clone()} class={class} role="treeitem" aria-level={(z.depth + 1).to_string()} aria-selected={is_selected.to_string()}
+                    tabindex="0" style={indent} data-znode-path={path.clone()} data-ephemeral={z.ephemeral.then_some("true")}
+                    onclick={select} onkeydown={select_key}>{ inner }</li>
+            }
+        }
+    });
+    let selected_node = selected.as_ref().and_then(|s| view.znodes.iter().find(|z| &z.path == s && z.change != "deleted"));
+    html! {
+        <section class="kz-panel kz-zk" aria-labelledby="kz-zk-h">
+            <h2 id="kz-zk-h" class="kz-panel-title"><span class="kz-dot kz-czk"></span>{ p.lang.t("ZooKeeper") }
+                <span class="kz-legend"><span class="kz-badge kz-badge-e">{"E"}</span>{" ephemeral "}<span class="kz-badge kz-badge-s">{"S"}</span>{" sequential "}{ icons::eye() }{" watch"}</span>
+            </h2>
+            <ul class="kz-tree" data-testid="znode-tree" role="tree" aria-label="znode tree">
+                { for rows }
+            </ul>
+            <div class="kz-znode-detail" data-testid="znode-detail" aria-live="polite">
+                { match (selected.as_ref(), selected_node) {
+                    (_, Some(z)) => detail(z, p.lang),
+                    (Some(path), None) => html! { <p class="kz-muted">{ format!("{path} does not exist at this step.") }</p> },
+                    (None, None) => html! { <p class="kz-muted">{ p.lang.t("Select a znode to see its data and stat.") }</p> },
+                } }
+            </div>
+            { sessions(view) }
+        </section>
+    }
+}
+
+fn detail(z: &ZnodeView, lang: Lang) -> Html {
+    let s = &z.stat;
+    let owner = if s.ephemeral_owner == 0 {
+        "0x0".to_string()
+    } else {
+        format!("{} ({})", format::hex(s.ephemeral_owner), z.owner.clone().unwrap_or_default())
+    };
+    let stat: Vec<(&str, String)> = vec![
+        ("czxid", format::hex(s.czxid)),
+        ("mzxid", format::hex(s.mzxid)),
+        ("pzxid", format::hex(s.pzxid)),
+        ("ctime", format!("{} ms", s.ctime)),
+        ("mtime", format!("{} ms", s.mtime)),
+        ("version", s.version.to_string()),
+        ("cversion", s.cversion.to_string()),
+        ("aversion", s.aversion.to_string()),
+        ("ephemeralOwner", owner),
+        ("dataLength", s.data_length.to_string()),
+        ("numChildren", s.num_children.to_string()),
+    ];
+    let data = format::pretty_json(&z.data).unwrap_or_else(|| z.data.clone());
+    html! {
+        <>
+            <h3 class="kz-detail-path"><code>{ &z.path }</code></h3>
+            <div class="kz-detail-grid">
+                <div>
+                    <h4>{ lang.t("data") }</h4>
+                    <pre class="kz-data" data-testid="znode-data">{ if data.is_empty() { "(empty)".to_string() } else { data } }</pre>
+                    if !z.watchers.is_empty() {
+                        <h4>{ "watches" }</h4>
+                        <ul class="kz-plain">
+                            { for z.watchers.iter().map(|w| html! {
+                                <li><span class={classes!("kz-chip", format::actor_class(&w.owner))}>{ &w.owner }</span>{ format!(" {} watch", w.kind) }</li>
+                            }) }
+                        </ul>
+                    }
+                </div>
+                <dl class="kz-stat" data-testid="znode-stat">
+                    { for stat.into_iter().map(|(k, v)| html! { <><dt>{ k }</dt><dd>{ v }</dd></> }) }
+                </dl>
+            </div>
+        </>
+    }
+}
+
+fn sessions(view: &View) -> Html {
+    if view.sessions.is_empty() {
+        return Html::default();
+    }
+    html! {
+        <details class="kz-sessions" open=true>
+            <summary>{ format!("sessions ({})", view.sessions.len()) }</summary>
+            <table class="kz-table">
+                <thead><tr><th>{"owner"}</th><th>{"id"}</th><th>{"expires in"}</th><th>{"ephemerals"}</th></tr></thead>
+                <tbody>
+                    { for view.sessions.iter().map(|s| {
+                        let pct = if s.timeout_ms == 0 { 0.0 } else { s.expires_in_ms as f64 * 100.0 / s.timeout_ms as f64 };
+                        html! {
+                            <tr>
+                                <td><span class={classes!("kz-chip", format::actor_class(&s.owner))}>{ &s.owner }</span></td>
+                                <td><code>{ &s.id }</code></td>
+                                <td>
+                                    <span class="kz-meter" style={format!("--pct: {pct:.1}%")}></span>
+                                    { format!(" {} / {}", format::countdown(s.expires_in_ms), format::countdown(s.timeout_ms)) }
+                                </td>
+                                <td>{ s.ephemerals }</td>
+                            </tr>
+                        }
+                    }) }
+                </tbody>
+            </table>
+        </details>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn collapsing_hides_descendants_only() {
+        let collapsed: BTreeSet<String> = ["/brokers".to_string()].into();
+        assert!(hidden("/brokers/ids", &collapsed));
+        assert!(hidden("/brokers/ids/0", &collapsed));
+        assert!(!hidden("/brokers", &collapsed));
+        assert!(!hidden("/brokersX", &collapsed));
+        assert!(!hidden("/controller", &collapsed));
+        let root: BTreeSet<String> = ["/".to_string()].into();
+        assert!(hidden("/controller", &root));
+        assert!(!hidden("/", &root));
+    }
+}

@@ -1,0 +1,106 @@
+//! The built-in scenarios: every `static/scenarios/*.kzs`, embedded at build
+//! time by `build.rs` (no fetch at run time; Trunk also copies the files to
+//! `dist/scenarios/` for people who want to read them).
+
+include!(concat!(env!("OUT_DIR"), "/scenarios.rs"));
+
+/// The contract's built-ins in the order the picker lists them; any other
+/// file follows, by name.
+const ORDER: &[&str] = &["controller-failover", "zk-basics", "broker-bounce", "isr-shrink", "config-change", "log-dir-failure"];
+
+/// The built-ins, in picker order: (name, text).
+pub fn built_ins() -> Vec<(&'static str, &'static str)> {
+    let mut all: Vec<_> = FILES.to_vec();
+    all.sort_by_key(|(name, _)| (ORDER.iter().position(|o| o == name).unwrap_or(ORDER.len()), *name));
+    all
+}
+
+pub fn find(name: &str) -> Option<&'static str> {
+    FILES.iter().find(|(n, _)| *n == name).map(|(_, text)| *text)
+}
+
+/// What `/` opens: controller-failover once it exists, zk-basics before.
+pub fn default_name() -> &'static str {
+    ["controller-failover", "zk-basics"].into_iter().find(|n| find(n).is_some()).or_else(|| FILES.first().map(|(n, _)| *n)).unwrap_or("")
+}
+
+/// The first comment line of a scenario: its one-line description.
+pub fn describe(text: &str) -> String {
+    text.lines()
+        .map(str::trim)
+        .take_while(|l| l.is_empty() || l.starts_with('#'))
+        .find_map(|l| l.strip_prefix('#').map(str::trim).filter(|l| !l.is_empty()))
+        .unwrap_or_default()
+        .to_string()
+}
+
+/// How many brokers a scenario's `cluster brokers=N` line declares (0 for
+/// a bare ZooKeeper): the broker cards exist before that line has run.
+pub fn declared_brokers(text: &str) -> usize {
+    text.lines()
+        .map(|l| l.split('#').next().unwrap_or("").trim())
+        .filter(|l| l.split_whitespace().next() == Some("cluster"))
+        .find_map(|l| l.split_whitespace().find_map(|t| t.strip_prefix("brokers=")?.parse().ok()))
+        .unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kzsim::sandbox::Sandbox;
+
+    #[test]
+    fn zk_basics_is_built_in_and_a_default_exists() {
+        assert!(find("zk-basics").is_some());
+        assert!(find(default_name()).is_some());
+        assert!(find("no-such-scenario").is_none());
+        let names: Vec<_> = built_ins().into_iter().map(|(n, _)| n).collect();
+        assert_eq!(names.len(), FILES.len());
+    }
+
+    #[test]
+    fn finds_the_declared_brokers() {
+        assert_eq!(declared_brokers("seed 1\ncluster brokers=3 log-dirs=2\nstart all"), 3);
+        assert_eq!(declared_brokers("# cluster brokers=9\nzk-session a"), 0);
+        assert_eq!(declared_brokers("cluster log-dirs=2 brokers=2 # two"), 2);
+        assert_eq!(declared_brokers(""), 0);
+    }
+
+    #[test]
+    fn describes_a_scenario_by_its_first_comment() {
+        assert_eq!(describe("# A primer.\n# more\nseed 1"), "A primer.");
+        assert_eq!(describe("\n#\n#  Two.\n"), "Two.");
+        assert_eq!(describe("seed 1\n# late"), "");
+    }
+
+    /// A wasm panic is a bug: every built-in plays to its end, back and
+    /// forth, and every view along the way renders, without one; and every
+    /// `expect` holds.
+    #[test]
+    fn every_built_in_plays_to_the_end_without_a_panic_or_a_failed_expect() {
+        for (name, text) in built_ins() {
+            let mut sandbox = Sandbox::load(text).unwrap_or_else(|e| panic!("{name}: {e}"));
+            let mut views = 0;
+            while sandbox.step_forward() {
+                if sandbox.position().is_multiple_of(7) {
+                    let _ = sandbox.view();
+                    views += 1;
+                }
+            }
+            let view = sandbox.view();
+            assert_eq!(view.error, None, "{name}");
+            assert!(view.end.is_some(), "{name} did not reach its end");
+            for e in &view.expectations {
+                assert!(e.passed, "{name}:{}: {} (actual {})", e.line, e.text, e.actual);
+            }
+            let end = sandbox.position();
+            sandbox.seek(end / 2);
+            assert_eq!(sandbox.position(), end / 2);
+            sandbox.step_back();
+            let _ = sandbox.view();
+            sandbox.seek(0);
+            assert_eq!(sandbox.view().step, 0);
+            assert!(views > 0 || end < 7, "{name}");
+        }
+    }
+}

@@ -1,0 +1,144 @@
+//! The sequence diagram's model: which messages went between ZooKeeper, the
+//! brokers and the console sessions in the last steps, read off the trace.
+
+use crate::format::{broker_of, compact};
+use kzsim::trace::TraceEntry;
+
+/// A message, drawn as an arrow from lane `from` to lane `to` (a dot when
+/// they are the same lane).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Msg {
+    pub step: u64,
+    pub from: usize,
+    pub to: usize,
+    pub label: String,
+    /// request | watch | control | session | expire
+    pub kind: &'static str,
+    /// false for a ZooKeeper error reply (NodeExists, BadVersion, ...).
+    pub ok: bool,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Diagram {
+    /// `zk`, then `broker-N` for each broker, then console sessions.
+    pub lanes: Vec<String>,
+    pub msgs: Vec<Msg>,
+}
+
+/// The last `max` messages among `entries` (the steps up to now).
+pub fn diagram(entries: &[TraceEntry], brokers: &[i32], max: usize) -> Diagram {
+    let mut lanes: Vec<String> = std::iter::once("zk".to_string()).chain(brokers.iter().map(|b| format!("broker-{b}"))).collect();
+    let mut picked: Vec<(&TraceEntry, &'static str)> = Vec::new();
+    for e in entries.iter().rev() {
+        if picked.len() >= max {
+            break;
+        }
+        let kind = match e.kind.as_str() {
+            "zk-request" | "zk-result" => "request",
+            "watch-event" => "watch",
+            "control-request" if e.detail.get("to").is_some() => "control",
+            "zk-session" => "session",
+            "session-expired" => "expire",
+            _ => continue,
+        };
+        picked.push((e, kind));
+    }
+    picked.reverse();
+    let mut lane = |actor: &str| -> usize {
+        let name = match broker_of(actor) {
+            Some(b) => format!("broker-{b}"),
+            None => actor.to_string(),
+        };
+        match lanes.iter().position(|l| *l == name) {
+            Some(i) => i,
+            None => {
+                lanes.push(name);
+                lanes.len() - 1
+            }
+        }
+    };
+    let str_of = |e: &TraceEntry, key: &str| e.detail.get(key).map(compact).unwrap_or_default();
+    let msgs = picked
+        .into_iter()
+        .map(|(e, kind)| {
+            let me = lane(&e.actor);
+            let ok = e.detail.get("ok").and_then(|v| v.as_bool()).unwrap_or(true);
+            let (from, to, label) = match kind {
+                "request" => {
+                    let mut label = format!("{} {}", str_of(e, "op"), str_of(e, "path")).trim().to_string();
+                    if !ok {
+                        label = format!("{label} → {}", str_of(e, "error"));
+                    }
+                    (me, 0, label)
+                }
+                "watch" => (0, me, format!("{} {}", str_of(e, "type"), str_of(e, "path"))),
+                "control" => {
+                    let to = e.detail.get("to").and_then(|v| v.as_i64()).unwrap_or(-1);
+                    let request = e.detail.get("request").and_then(|r| r.get("type")).map(compact).unwrap_or_else(|| "request".into());
+                    (me, lane(&format!("broker-{to}")), request)
+                }
+                "session" => (me, 0, format!("session {}", str_of(e, "op"))),
+                _ => (0, 0, e.summary.chars().take(48).collect()),
+            };
+            Msg { step: e.step, from, to, label, kind, ok }
+        })
+        .collect();
+    Diagram { lanes, msgs }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn entry(step: u64, actor: &str, kind: &str, detail: serde_json::Value) -> TraceEntry {
+        TraceEntry {
+            step,
+            time_ms: step * 10,
+            actor: actor.into(),
+            kind: kind.into(),
+            summary: format!("summary {step}"),
+            source: "X.y".into(),
+            detail,
+        }
+    }
+
+    #[test]
+    fn requests_watches_and_control_requests_become_arrows() {
+        let entries = vec![
+            entry(1, "broker-0", "broker", json!({})),
+            entry(2, "broker-0/controller", "zk-request", json!({"op": "create", "path": "/controller", "ok": true})),
+            entry(3, "broker-1", "zk-request", json!({"op": "create", "path": "/controller", "ok": false, "error": "NodeExists"})),
+            entry(4, "broker-1", "watch-event", json!({"type": "NodeDeleted", "path": "/controller"})),
+            entry(5, "broker-0/controller", "control-request", json!({"to": 2, "request": {"type": "UpdateMetadata"}})),
+            entry(6, "broker-2", "control-request", json!({"from": 0})),
+            entry(7, "admin", "zk-result", json!({"op": "get", "path": "/x", "ok": true})),
+            entry(8, "zk", "session-expired", json!({})),
+        ];
+        let d = diagram(&entries, &[0, 1, 2], 30);
+        assert_eq!(d.lanes, ["zk", "broker-0", "broker-1", "broker-2", "admin"]);
+        let arrows: Vec<_> = d.msgs.iter().map(|m| (m.step, m.from, m.to, m.label.as_str(), m.ok)).collect();
+        assert_eq!(
+            arrows,
+            [
+                (2, 1, 0, "create /controller", true),
+                (3, 2, 0, "create /controller → NodeExists", false),
+                (4, 0, 2, "NodeDeleted /controller", true),
+                (5, 1, 3, "UpdateMetadata", true),
+                (7, 4, 0, "get /x", true),
+                (8, 0, 0, "summary 8", true),
+            ]
+        );
+    }
+
+    #[test]
+    fn keeps_only_the_last_messages() {
+        let entries: Vec<_> = (1..=50).map(|i| entry(i, "a", "zk-result", json!({"op": "ls", "path": "/", "ok": true}))).collect();
+        let d = diagram(&entries, &[], 30);
+        assert_eq!(d.msgs.len(), 30);
+        assert_eq!(d.msgs[0].step, 21);
+        assert_eq!(d.msgs[29].step, 50);
+        assert_eq!(d.lanes, ["zk", "a"]);
+        assert!(diagram(&[], &[0], 30).msgs.is_empty());
+    }
+}

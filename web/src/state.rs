@@ -1,0 +1,414 @@
+//! The one reducer-held state of the page: the sandbox (shared, mutated in
+//! place) with a version counter that every change bumps, the playback
+//! controls, and where the scenario came from. Panels get a [`Snap`] of it
+//! and send [`Action`]s back.
+
+use crate::address::{Address, Source};
+use crate::i18n::Lang;
+use crate::scenarios;
+use kzsim::sandbox::Sandbox;
+use kzsim::view::View;
+use std::cell::RefCell;
+use std::rc::Rc;
+use yew::Reducible;
+
+/// Play speeds: (label, timer interval in ms, steps per tick).
+pub const SPEEDS: &[(&str, u32, u64)] =
+    &[("1/s", 1000, 1), ("2/s", 500, 1), ("5/s", 200, 1), ("10/s", 100, 1), ("30/s", 33, 1), ("100/s", 50, 5), ("500/s", 50, 25)];
+pub const DEFAULT_SPEED: usize = 3;
+
+/// "Run to the end" takes this many steps per timer turn, so the page
+/// never freezes however long the script.
+pub const END_CHUNK: u64 = 2000;
+
+/// Why a scenario could not be used, located when it has a line.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Problem {
+    pub line: Option<usize>,
+    pub message: String,
+}
+
+#[derive(Clone)]
+pub struct AppState {
+    pub source: Source,
+    /// How the scenario is named in messages: `zk-basics.kzs` or `#kzs`.
+    pub file: String,
+    pub text: Rc<str>,
+    pub sandbox: Option<Rc<RefCell<Sandbox>>>,
+    pub problem: Option<Problem>,
+    /// Bumped by every change: what memoised views and props compare.
+    pub version: u64,
+    pub playing: bool,
+    pub speed: usize,
+    /// "Run to the end" is under way, in chunks.
+    pub to_end: bool,
+    /// The last console action that did not parse.
+    pub console_error: Option<String>,
+    pub embed: bool,
+    pub lang: Lang,
+    /// The language the address named (kept in the permalink).
+    pub lang_given: Option<Lang>,
+    pub help: bool,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Action {
+    Forward,
+    Back,
+    Seek(u64),
+    Reset,
+    ToEnd,
+    EndChunk,
+    TogglePlay,
+    Tick,
+    SetSpeed(usize),
+    /// A learner's action: any scenario action line.
+    Act(String),
+    Load(Source, String),
+    /// Re-read the whole address (it changed under us: `hashchange`).
+    Reload(Address),
+    Help(Option<bool>),
+}
+
+/// What panels receive: the view at one version, and the sandbox for the
+/// trace. Equal when the version is.
+#[derive(Clone)]
+pub struct Snap {
+    pub version: u64,
+    pub view: Rc<View>,
+    pub sandbox: Rc<RefCell<Sandbox>>,
+}
+
+impl PartialEq for Snap {
+    fn eq(&self, other: &Snap) -> bool {
+        self.version == other.version && Rc::ptr_eq(&self.sandbox, &other.sandbox)
+    }
+}
+
+impl AppState {
+    /// The state the address asks for.
+    pub fn from_address(address: &Address) -> AppState {
+        let (source, file, text) = match (&address.kzs, &address.scenario) {
+            (Some(Ok(text)), _) => (Source::Text, "#kzs".to_string(), Ok(text.clone())),
+            (Some(Err(message)), _) => (Source::Text, "#kzs".to_string(), Err(message.clone())),
+            (None, name) => {
+                let name = name.clone().unwrap_or_else(|| scenarios::default_name().to_string());
+                let text = scenarios::find(&name).map(str::to_string).ok_or_else(|| {
+                    let names: Vec<_> = scenarios::built_ins().into_iter().map(|(n, _)| n).collect();
+                    format!("there is no built-in scenario named '{name}'; the built-ins are {}", names.join(", "))
+                });
+                (Source::BuiltIn(name.clone()), format!("{name}.kzs"), text)
+            }
+        };
+        let mut state = AppState {
+            source,
+            file,
+            text: Rc::from(""),
+            sandbox: None,
+            problem: None,
+            version: 0,
+            playing: false,
+            speed: DEFAULT_SPEED,
+            to_end: false,
+            console_error: None,
+            embed: address.embed,
+            lang: address.lang.unwrap_or_default(),
+            lang_given: address.lang,
+            help: false,
+        };
+        match text {
+            Err(message) => state.problem = Some(Problem { line: None, message }),
+            Ok(text) => {
+                state.load_text(text);
+                if let Some(sandbox) = &state.sandbox {
+                    let mut sandbox = sandbox.borrow_mut();
+                    for (at, action) in &address.actions {
+                        sandbox.seek(*at);
+                        if sandbox.position() != *at || sandbox.act(action).is_err() {
+                            break;
+                        }
+                    }
+                    sandbox.seek(address.step.unwrap_or(0));
+                }
+            }
+        }
+        state
+    }
+
+    fn load_text(&mut self, text: String) {
+        match Sandbox::load(&text) {
+            Ok(sandbox) => {
+                self.sandbox = Some(Rc::new(RefCell::new(sandbox)));
+                self.problem = None;
+            }
+            Err(e) => {
+                self.sandbox = None;
+                self.problem = Some(Problem { line: Some(e.line), message: e.render(&self.file) });
+            }
+        }
+        self.text = Rc::from(text);
+        self.playing = false;
+        self.to_end = false;
+        self.console_error = None;
+    }
+
+    /// The query and fragment that reopen this very state, when there is a
+    /// sandbox to reopen.
+    pub fn permalink(&self) -> Option<String> {
+        let sandbox = self.sandbox.as_ref()?.borrow();
+        let actions = sandbox.timeline().injections();
+        Some(crate::address::permalink(&self.source, &self.text, sandbox.position(), self.embed, self.lang_given, actions))
+    }
+
+    /// The permalink of this state in another interface language.
+    pub fn permalink_in(&self, lang: Lang) -> Option<String> {
+        let sandbox = self.sandbox.as_ref()?.borrow();
+        let actions = sandbox.timeline().injections();
+        Some(crate::address::permalink(&self.source, &self.text, sandbox.position(), self.embed, Some(lang), actions))
+    }
+
+    /// One chunk of "run to the end"; true when the end (or an error) is reached.
+    fn end_chunk(sandbox: &mut Sandbox) -> bool {
+        if sandbox.position() < sandbox.known_steps() {
+            sandbox.seek(sandbox.known_steps());
+        }
+        if sandbox.end() == Some(sandbox.position()) {
+            return true;
+        }
+        sandbox.run_for(END_CHUNK) < END_CHUNK
+    }
+}
+
+impl Reducible for AppState {
+    type Action = Action;
+
+    fn reduce(self: Rc<Self>, action: Action) -> Rc<Self> {
+        let mut next = (*self).clone();
+        next.version += 1;
+        if let Action::Load(source, text) = action {
+            next.file = match &source {
+                Source::BuiltIn(name) => format!("{name}.kzs"),
+                Source::Text => "#kzs".to_string(),
+            };
+            next.source = source;
+            next.load_text(text);
+            return Rc::new(next);
+        }
+        if let Action::Reload(address) = action {
+            let mut fresh = AppState::from_address(&address);
+            fresh.version = next.version;
+            fresh.speed = next.speed;
+            return Rc::new(fresh);
+        }
+        if let Action::Help(show) = action {
+            next.help = show.unwrap_or(!next.help);
+            return Rc::new(next);
+        }
+        if let Action::SetSpeed(speed) = action {
+            next.speed = speed.min(SPEEDS.len() - 1);
+            return Rc::new(next);
+        }
+        let Some(cell) = next.sandbox.clone() else { return self };
+        let mut sandbox = cell.borrow_mut();
+        match action {
+            Action::Forward => {
+                sandbox.step_forward();
+            }
+            Action::Back => {
+                sandbox.step_back();
+                next.playing = false;
+                next.to_end = false;
+            }
+            Action::Seek(n) => {
+                sandbox.seek(n);
+                next.playing = false;
+                next.to_end = false;
+            }
+            Action::Reset => {
+                sandbox.seek(0);
+                next.playing = false;
+                next.to_end = false;
+            }
+            Action::ToEnd => {
+                next.playing = false;
+                next.to_end = !AppState::end_chunk(&mut sandbox);
+            }
+            Action::EndChunk => {
+                if !next.to_end {
+                    return self;
+                }
+                next.to_end = !AppState::end_chunk(&mut sandbox);
+            }
+            Action::TogglePlay => {
+                if next.playing {
+                    next.playing = false;
+                } else {
+                    if sandbox.end() == Some(sandbox.position()) {
+                        sandbox.seek(0);
+                    }
+                    next.playing = true;
+                    next.to_end = false;
+                }
+            }
+            Action::Tick => {
+                if !next.playing {
+                    return self;
+                }
+                if sandbox.run_for(SPEEDS[next.speed].2) == 0 {
+                    next.playing = false;
+                }
+            }
+            Action::Act(text) => {
+                let text = text.trim().to_string();
+                if text.is_empty() {
+                    return self;
+                }
+                match sandbox.act(&text) {
+                    // The action runs once the records of the event being
+                    // handed out are through; take those steps and the
+                    // action's own first one, so that it shows at once.
+                    Ok(()) => {
+                        let mut guard = 0;
+                        while sandbox.timeline().current().sim().has_pending_steps() && guard < 10_000 && sandbox.step_forward() {
+                            guard += 1;
+                        }
+                        sandbox.step_forward();
+                        next.console_error = None;
+                    }
+                    Err(e) => next.console_error = Some(format!("column {}: {}", e.col, e.message)),
+                }
+            }
+            Action::Load(..) | Action::Reload(_) | Action::Help(_) | Action::SetSpeed(_) => unreachable!("handled above"),
+        }
+        drop(sandbox);
+        Rc::new(next)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::address;
+
+    fn state(search: &str, fragment: &str) -> Rc<AppState> {
+        Rc::new(AppState::from_address(&address::parse(search, fragment)))
+    }
+
+    fn position(s: &AppState) -> u64 {
+        s.sandbox.as_ref().unwrap().borrow().position()
+    }
+
+    #[test]
+    fn the_default_opens_at_step_zero_and_steps() {
+        let s = state("", "");
+        assert!(s.problem.is_none());
+        assert_eq!(s.source, Source::BuiltIn(scenarios::default_name().into()));
+        assert_eq!(position(&s), 0);
+        let s = s.reduce(Action::Forward).reduce(Action::Forward);
+        assert_eq!(position(&s), 2);
+        let v = s.version;
+        let s = s.reduce(Action::Back);
+        assert_eq!(position(&s), 1);
+        assert!(s.version > v);
+        let s = s.reduce(Action::Reset).reduce(Action::Back);
+        assert_eq!(position(&s), 0);
+    }
+
+    #[test]
+    fn step_and_actions_in_the_address_reproduce_the_state() {
+        let s = state("?scenario=zk-basics&step=5", "");
+        assert_eq!(position(&s), 5);
+        // Act after step 3, then go on: the permalink says so and reopens it.
+        let s = state("?scenario=zk-basics&step=3", "").reduce(Action::Act("zk admin create /learner hello".into()));
+        assert_eq!(s.console_error, None);
+        assert_eq!(position(&s), 4);
+        let s = s.reduce(Action::Forward).reduce(Action::Forward);
+        let link = s.permalink().unwrap();
+        assert!(link.contains("step=6") && link.contains("do=3."), "{link}");
+        let again = state(&link, "");
+        assert_eq!(position(&again), 6);
+        let (a, b) = (s.sandbox.as_ref().unwrap().borrow().view(), again.sandbox.as_ref().unwrap().borrow().view());
+        assert!(b.znodes.iter().any(|z| z.path == "/learner"));
+        assert_eq!(a.znodes.len(), b.znodes.len());
+    }
+
+    #[test]
+    fn acting_after_stepping_back_branches_the_future() {
+        let s = state("?scenario=zk-basics", "").reduce(Action::ToEnd);
+        let end = position(&s);
+        assert!(end > 5);
+        let s = s.reduce(Action::Seek(2)).reduce(Action::Act("zk admin create /branch x".into()));
+        assert_eq!(position(&s), 3);
+        assert_eq!(s.sandbox.as_ref().unwrap().borrow().known_steps(), 3, "the old future is forgotten");
+        let s = s.reduce(Action::ToEnd);
+        assert!(s.sandbox.as_ref().unwrap().borrow().view().znodes.iter().any(|z| z.path == "/branch"));
+    }
+
+    #[test]
+    fn console_errors_are_kept_and_time_commands_refused() {
+        let s = state("", "").reduce(Action::Act("frobnicate".into()));
+        assert!(s.console_error.is_some());
+        assert_eq!(position(&s), 0);
+        let s = s.reduce(Action::Act("run 5s".into()));
+        assert!(s.console_error.as_deref().unwrap().contains("step and play"), "{:?}", s.console_error);
+        let v = s.version;
+        assert_eq!(s.clone().reduce(Action::Act("   ".into())).version, v, "blank lines do nothing");
+    }
+
+    #[test]
+    fn play_ticks_until_the_end() {
+        let s = state("?scenario=zk-basics", "").reduce(Action::SetSpeed(5)).reduce(Action::TogglePlay);
+        assert!(s.playing);
+        let mut s = s.reduce(Action::Tick);
+        assert_eq!(position(&s), SPEEDS[5].2);
+        for _ in 0..100 {
+            s = s.reduce(Action::Tick);
+        }
+        assert!(!s.playing, "play stops at the end");
+        let end = position(&s);
+        // Play at the end starts again from the beginning.
+        let s = s.reduce(Action::TogglePlay).reduce(Action::Tick);
+        assert!(position(&s) < end);
+        let s = s.reduce(Action::TogglePlay);
+        assert!(!s.playing);
+    }
+
+    #[test]
+    fn errors_are_located_and_the_state_stays_usable() {
+        let s = state("?scenario=nope", "");
+        let p = s.problem.clone().unwrap();
+        assert_eq!(p.line, None);
+        assert!(p.message.contains("zk-basics"), "{}", p.message);
+        // Stepping without a sandbox changes nothing and does not panic.
+        let s = s.reduce(Action::Forward).reduce(Action::ToEnd);
+        assert!(s.sandbox.is_none());
+        assert_eq!(s.permalink(), None);
+
+        let s = state("", &format!("#kzs={}", address::encode_base64url(b"zk-session a\nfrobnicate")));
+        let p = s.problem.clone().unwrap();
+        assert_eq!(p.line, Some(2));
+        assert!(p.message.starts_with("#kzs:2:"), "{}", p.message);
+        // Fixing it in the editor loads it.
+        let s = s.reduce(Action::Load(Source::Text, "zk-session a\nzk a create /x hi".into()));
+        assert!(s.problem.is_none());
+        assert!(s.sandbox.is_some());
+        assert!(s.permalink().unwrap().starts_with("#kzs="));
+    }
+
+    #[test]
+    fn to_end_runs_in_bounded_chunks() {
+        // A long script: 2000 steps is not enough for it.
+        let text = "zk-session a\n".to_string() + &"zk a ls /\n".repeat(3000);
+        let s = Rc::new(AppState { ..(*state("", &format!("#kzs={}", address::encode_base64url(text.as_bytes())))).clone() });
+        let s = s.reduce(Action::ToEnd);
+        assert!(s.to_end);
+        assert_eq!(position(&s), END_CHUNK);
+        let s = s.reduce(Action::EndChunk);
+        assert!(!s.to_end);
+        assert_eq!(position(&s), 3001);
+        // Back at 0, "to end" jumps over the known steps first.
+        let s = s.reduce(Action::Reset).reduce(Action::ToEnd);
+        assert!(!s.to_end);
+        assert_eq!(position(&s), 3001);
+    }
+}
