@@ -7,6 +7,7 @@ use super::BrokerId;
 use crate::scenario::TopicPartition;
 use serde::Serialize;
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 /// `org.apache.kafka.common.protocol.Errors`, the codes the control plane uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -70,27 +71,29 @@ pub struct StopReplicaPartitionState {
     pub delete_partition: bool,
 }
 
+/// A control request. Its payloads are shared (`Arc`): one UpdateMetadata
+/// goes to every broker, and a request travels back with its response.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ControlRequest {
     LeaderAndIsr {
         controller_id: BrokerId,
         controller_epoch: i32,
         broker_epoch: i64,
-        partitions: Vec<LeaderAndIsrPartitionState>,
+        partitions: Arc<Vec<LeaderAndIsrPartitionState>>,
         live_leaders: Vec<BrokerId>,
     },
     UpdateMetadata {
         controller_id: BrokerId,
         controller_epoch: i32,
         broker_epoch: i64,
-        partitions: Vec<UpdateMetadataPartitionState>,
-        live_brokers: Vec<BrokerInfo>,
+        partitions: Arc<Vec<Arc<UpdateMetadataPartitionState>>>,
+        live_brokers: Arc<Vec<BrokerInfo>>,
     },
     StopReplica {
         controller_id: BrokerId,
         controller_epoch: i32,
         broker_epoch: i64,
-        partitions: Vec<StopReplicaPartitionState>,
+        partitions: Arc<Vec<StopReplicaPartitionState>>,
     },
     /// Broker → controller: "I am shutting down, move my leaders".
     ControlledShutdown {

@@ -10,6 +10,7 @@ use crate::kafka::zk_data::{ReplicaAssignment, LEADER_DURING_DELETE};
 use crate::kafka::BrokerId;
 use crate::scenario::TopicPartition;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::sync::Arc;
 
 /// One broker's queue: the request on the wire, and those waiting.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -175,15 +176,15 @@ impl RequestBatch {
                         controller_id,
                         controller_epoch: ctx.epoch,
                         broker_epoch: epoch,
-                        partitions: parts.into_values().collect(),
+                        partitions: Arc::new(parts.into_values().collect()),
                         live_leaders: leaders.into_iter().collect(),
                     },
                 ));
             }
         }
-        let partitions: Vec<UpdateMetadataPartitionState> =
-            batch.update_metadata_partitions.keys().filter_map(|tp| update_metadata_state(ctx, tp)).collect();
-        let live_brokers: Vec<_> = ctx.live_brokers.values().map(|(info, _)| info.clone()).collect();
+        let partitions: Arc<Vec<Arc<UpdateMetadataPartitionState>>> =
+            Arc::new(batch.update_metadata_partitions.keys().filter_map(|tp| update_metadata_state(ctx, tp)).map(Arc::new).collect());
+        let live_brokers: Arc<Vec<_>> = Arc::new(ctx.live_brokers.values().map(|(info, _)| info.clone()).collect());
         for b in batch.update_metadata_brokers {
             if let (true, Some(epoch)) = (live.contains(&b), ctx.broker_epoch(b)) {
                 out.push((
@@ -192,8 +193,8 @@ impl RequestBatch {
                         controller_id,
                         controller_epoch: ctx.epoch,
                         broker_epoch: epoch,
-                        partitions: partitions.clone(),
-                        live_brokers: live_brokers.clone(),
+                        partitions: Arc::clone(&partitions),
+                        live_brokers: Arc::clone(&live_brokers),
                     },
                 ));
             }
@@ -206,7 +207,7 @@ impl RequestBatch {
                         controller_id,
                         controller_epoch: ctx.epoch,
                         broker_epoch: epoch,
-                        partitions: parts.into_values().collect(),
+                        partitions: Arc::new(parts.into_values().collect()),
                     },
                 ));
             }

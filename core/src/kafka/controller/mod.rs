@@ -341,7 +341,7 @@ pub fn describe_request(r: &ControlRequest) -> (String, Value) {
                 partitions.len(),
                 live_brokers.iter().map(|b| b.id).collect::<Vec<_>>()
             ),
-            json!({"type": "UpdateMetadata", "controller_epoch": controller_epoch, "broker_epoch": broker_epoch, "partitions": partitions.iter().take(50).collect::<Vec<_>>(), "partition_count": partitions.len(), "live_brokers": live_brokers.iter().map(|b| b.id).collect::<Vec<_>>()}),
+            json!({"type": "UpdateMetadata", "controller_epoch": controller_epoch, "broker_epoch": broker_epoch, "partitions": partitions.iter().take(50).map(|p| &**p).collect::<Vec<_>>(), "partition_count": partitions.len(), "live_brokers": live_brokers.iter().map(|b| b.id).collect::<Vec<_>>()}),
         ),
         ControlRequest::StopReplica { controller_epoch, broker_epoch, partitions, .. } => (
             format!(

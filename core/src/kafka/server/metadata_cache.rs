@@ -7,13 +7,15 @@ use crate::kafka::zk_data::{BrokerInfo, LEADER_DURING_DELETE};
 use crate::kafka::BrokerId;
 use crate::scenario::TopicPartition;
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct MetadataCache {
     pub controller_id: Option<BrokerId>,
     pub controller_epoch: i32,
     pub live_brokers: BTreeMap<BrokerId, BrokerInfo>,
-    pub partitions: BTreeMap<TopicPartition, UpdateMetadataPartitionState>,
+    /// Shared with the request that brought it (and the other brokers').
+    pub partitions: BTreeMap<TopicPartition, Arc<UpdateMetadataPartitionState>>,
 }
 
 impl MetadataCache {
@@ -24,7 +26,7 @@ impl MetadataCache {
         controller_id: BrokerId,
         controller_epoch: i32,
         live: &[BrokerInfo],
-        partitions: &[UpdateMetadataPartitionState],
+        partitions: &[Arc<UpdateMetadataPartitionState>],
     ) {
         self.controller_id = Some(controller_id);
         self.controller_epoch = controller_epoch;
@@ -34,7 +36,7 @@ impl MetadataCache {
             if p.leader == LEADER_DURING_DELETE {
                 self.partitions.remove(&tp);
             } else {
-                self.partitions.insert(tp, p.clone());
+                self.partitions.insert(tp, Arc::clone(p));
             }
         }
     }
