@@ -154,21 +154,31 @@ impl InvariantChecker {
                 let key = (b.id, b.incarnation, tp.clone());
                 if let Some((hw, epoch)) = self.high_watermarks.get(&key) {
                     if h.role == Role::Leader && *epoch == h.leader_epoch && h.hw < *hw {
-                        return fail("hw-never-decreases", format!("broker {} leads {tp}: its high watermark went from {hw} to {} in leader epoch {epoch}", b.id, h.hw));
+                        return fail(
+                            "hw-never-decreases",
+                            format!("broker {} leads {tp}: its high watermark went from {hw} to {} in leader epoch {epoch}", b.id, h.hw),
+                        );
                     }
                 }
                 let epoch = if h.role == Role::Leader { h.leader_epoch } else { -1 };
                 self.high_watermarks.insert(key, (h.hw, epoch));
                 // The current leader (the one ZooKeeper names, awake) never
                 // commits past what every ISR member in ZooKeeper has.
-                let Some(state) = tree.get(&zk_data::partition_state_path(tp)).and_then(|n| LeaderIsrAndControllerEpoch::decode(&n.data, n.stat.version)) else { continue };
+                let Some(state) =
+                    tree.get(&zk_data::partition_state_path(tp)).and_then(|n| LeaderIsrAndControllerEpoch::decode(&n.data, n.stat.version))
+                else {
+                    continue;
+                };
                 if h.role != Role::Leader || b.paused || state.leader != b.id || state.leader_epoch != h.leader_epoch {
                     continue;
                 }
                 for m in &state.isr {
                     if let Some(leo) = leos.get(&(*m, tp)) {
                         if h.hw > *leo {
-                            return fail("hw-within-isr", format!("{tp}: leader {}'s high watermark {} passes ISR member {m}'s LEO {leo}", b.id, h.hw));
+                            return fail(
+                                "hw-within-isr",
+                                format!("{tp}: leader {}'s high watermark {} passes ISR member {m}'s LEO {leo}", b.id, h.hw),
+                            );
                         }
                     }
                 }
