@@ -17,6 +17,9 @@ use std::collections::{BTreeMap, BTreeSet};
 pub struct View {
     pub step: u64,
     pub time_ms: u64,
+    /// The scenario line being played (0 before the first; tours anchor
+    /// their beats to lines).
+    pub line: usize,
     /// Steps known so far (the timeline slider's range).
     pub known_steps: u64,
     /// The step at which the script ended, once reached.
@@ -133,6 +136,7 @@ pub fn view(timeline: &Timeline) -> View {
     View {
         step,
         time_ms: sim.now().as_u64(),
+        line: runner.current_line(),
         known_steps: timeline.known_steps(),
         end: timeline.end(),
         error: timeline.error().map(|e| e.to_string()),
