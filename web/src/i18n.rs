@@ -34,6 +34,14 @@ impl Lang {
         }
     }
 
+    /// A method's own step numbering: "step 3 of 11" / "第3步（共11步）".
+    pub fn step_of(self, n: u64, of: u64) -> String {
+        match self {
+            Lang::En => format!("step {n} of {of}"),
+            Lang::Zh => format!("第{n}步（共{of}步）"),
+        }
+    }
+
     /// "step 3" / "第3步".
     pub fn step_n(self, n: u64) -> String {
         match self {
@@ -130,6 +138,8 @@ mod tests {
         assert_eq!(Lang::Zh.t("not in the table"), "not in the table");
         assert_eq!(Lang::Zh.step_n(3), "第3步");
         assert_eq!(Lang::En.step_n(3), "step 3");
+        assert_eq!(Lang::En.step_of(3, 11), "step 3 of 11");
+        assert_eq!(Lang::Zh.step_of(3, 11), "第3步（共11步）");
     }
 
     #[test]

@@ -41,6 +41,9 @@ pub fn explanation(p: &EventsProps) -> Html {
                 <span class={classes!("kz-chip", format::actor_class(&e.actor))}>{ &e.actor }</span>
                 <span class="kz-kind">{ &e.kind }</span>
                 <code class="kz-source">{ &e.source }</code>
+                if let (Some(n), Some(of)) = (e.detail.get("step").and_then(|v| v.as_u64()), e.detail.get("of").and_then(|v| v.as_u64())) {
+                    <span class="kz-method-step" data-testid="method-step">{ p.lang.step_of(n, of) }</span>
+                }
             </p>
             <p class="kz-summary" data-testid="step-summary">{ &e.summary }</p>
             <p class="kz-why">{ format::kind_explanation(&e.kind) }</p>

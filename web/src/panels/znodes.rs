@@ -183,17 +183,16 @@ fn sessions(view: &View) -> Html {
         <details class="kz-sessions" open=true>
             <summary>{ format!("sessions ({})", view.sessions.len()) }</summary>
             <table class="kz-table">
-                <thead><tr><th>{"owner"}</th><th>{"id"}</th><th>{"expires in"}</th><th>{"ephemerals"}</th></tr></thead>
+                <thead><tr><th>{"owner"}</th><th>{"expires in"}</th><th title="ephemeral znodes">{"E"}</th></tr></thead>
                 <tbody>
                     { for view.sessions.iter().map(|s| {
                         let pct = if s.timeout_ms == 0 { 0.0 } else { s.expires_in_ms as f64 * 100.0 / s.timeout_ms as f64 };
                         html! {
                             <tr>
-                                <td><span class={classes!("kz-chip", format::actor_class(&s.owner))}>{ &s.owner }</span></td>
-                                <td><code>{ &s.id }</code></td>
+                                <td><span class={classes!("kz-chip", format::actor_class(&s.owner))} title={format!("session {}", s.id)}>{ &s.owner }</span></td>
                                 <td>
                                     <span class="kz-meter" style={format!("--pct: {pct:.1}%")}></span>
-                                    { format!(" {} / {}", format::countdown(s.expires_in_ms), format::countdown(s.timeout_ms)) }
+                                    { format!(" {} of {}", format::countdown(s.expires_in_ms), format::countdown(s.timeout_ms)) }
                                 </td>
                                 <td>{ s.ephemerals }</td>
                             </tr>
