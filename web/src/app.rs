@@ -145,7 +145,7 @@ pub fn app() -> Html {
                         <EventLog snap={snap.clone()} {lang} on={on.clone()} />
                     </div>
                     <div class="kz-wide kz-tools kz-noembed">
-                        <Console error={state.console_error.clone()} {taken} {lang} on={on.clone()} />
+                        <Console error={state.console_error.clone()} {taken} at_end={end == Some(step)} {lang} on={on.clone()} />
                         <Editor text={state.text.clone()} problem={state.problem.clone()} {lang} on={on.clone()} />
                     </div>
                 </main>

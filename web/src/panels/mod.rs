@@ -7,5 +7,7 @@ pub mod events;
 pub mod icons;
 pub mod partitions;
 pub mod sequence;
+#[cfg(test)]
+mod tests;
 pub mod tools;
 pub mod znodes;

@@ -29,6 +29,8 @@ pub struct ConsoleProps {
     pub error: Option<String>,
     /// The actions taken so far on this branch: (after step, text).
     pub taken: Vec<(u64, String)>,
+    /// The timeline is at the end of the script.
+    pub at_end: bool,
     pub lang: Lang,
     pub on: Callback<Action>,
 }
@@ -60,6 +62,10 @@ pub fn console(p: &ConsoleProps) -> Html {
             </form>
             if let Some(error) = &p.error {
                 <p class="kz-inline-error" data-testid="console-error" role="alert">{ error }</p>
+            }
+            if p.at_end {
+                <p class="kz-hint">{ "The script has ended, and with it virtual time: an action here shows only its own steps. \
+                    Scrub back and act earlier to watch the cluster react (a kill leads to a session expiry and a new controller)." }</p>
             }
             <div class="kz-templates" role="group" aria-label={t("Templates")}>
                 { for TEMPLATES.iter().map(|(label, line)| {
