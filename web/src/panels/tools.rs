@@ -24,6 +24,16 @@ pub const TEMPLATES: &[(&str, &str)] = &[
     ("zk ls -w", "zk me ls -w /brokers/ids"),
 ];
 
+/// What the scenario parser says of a line as it is typed (`None`: fine,
+/// or nothing typed yet). The line is checked again when sent, against the
+/// cluster as it stands.
+pub fn check(line: &str) -> Option<String> {
+    if line.trim().is_empty() {
+        return None;
+    }
+    kzsim::scenario::parse(line).err().map(|e| format!("column {}: {}", e.col, e.message))
+}
+
 #[derive(Properties, PartialEq)]
 pub struct ConsoleProps {
     pub error: Option<String>,
@@ -62,6 +72,8 @@ pub fn console(p: &ConsoleProps) -> Html {
             </form>
             if let Some(error) = &p.error {
                 <p class="kz-inline-error" data-testid="console-error" role="alert">{ error }</p>
+            } else if let Some(problem) = check(&text) {
+                <p class="kz-check-as-typed" data-testid="console-check">{ problem }</p>
             }
             if p.at_end {
                 <p class="kz-hint">{ "The script has ended, and with it virtual time: an action here shows only its own steps. \
@@ -167,5 +179,21 @@ pub fn editor(p: &EditorProps) -> Html {
             }
             <button class="kz-btn" data-testid="editor-load" aria-label={p.lang.t("Load")} onclick={load}>{ p.lang.t("Load") }</button>
         </section>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_are_checked_as_typed_and_every_template_parses() {
+        assert_eq!(check(""), None);
+        assert_eq!(check("kill broker 1"), None);
+        assert!(check("kill broker one").is_some());
+        assert!(check("frobnicate").unwrap().starts_with("column 1:"));
+        for (label, line) in TEMPLATES {
+            assert_eq!(check(line), None, "{label}: {line}");
+        }
     }
 }

@@ -6,14 +6,47 @@ use crate::format;
 use crate::i18n::Lang;
 use crate::panels::icons;
 use crate::state::Snap;
+use kzsim::trace::TraceEntry;
 use kzsim::view::{View, ZnodeView};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use yew::prelude::*;
 
 #[derive(Properties, PartialEq)]
 pub struct ZnodesProps {
     pub snap: Snap,
     pub lang: Lang,
+}
+
+/// The znodes written in the few steps before the current one, with how many
+/// steps ago (1 = the step before): their highlight fades over those steps.
+pub fn recent_writes(entries: &[TraceEntry], position: usize, span: usize) -> BTreeMap<String, usize> {
+    let mut out = BTreeMap::new();
+    let from = position.saturating_sub(span + 1);
+    let to = position.saturating_sub(1).min(entries.len());
+    for e in entries.get(from..to).unwrap_or_default() {
+        if !matches!(e.kind.as_str(), "zk-request" | "zk-result") || e.detail.get("ok").and_then(|v| v.as_bool()) != Some(true) {
+            continue;
+        }
+        let age = position.saturating_sub(e.step as usize);
+        let mut paths = Vec::new();
+        match e.detail.get("op").and_then(|v| v.as_str()) {
+            Some("create") => paths.extend(e.detail.get("created").or(e.detail.get("path")).and_then(|v| v.as_str())),
+            Some("set" | "delete") => paths.extend(e.detail.get("path").and_then(|v| v.as_str())),
+            Some("multi") => paths.extend(
+                e.detail
+                    .get("ops")
+                    .and_then(|v| v.as_array())
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|op| op.as_str()?.split_once(' ').map(|(_, p)| p)),
+            ),
+            _ => {}
+        }
+        for p in paths {
+            out.insert(p.to_string(), age);
+        }
+    }
+    out
 }
 
 /// Whether a collapsed ancestor hides `path`.
@@ -26,6 +59,10 @@ pub fn znodes(p: &ZnodesProps) -> Html {
     let collapsed = use_state(BTreeSet::<String>::new);
     let selected = use_state(|| None::<String>);
     let view = &p.snap.view;
+    let recent = {
+        let sandbox = p.snap.sandbox.borrow();
+        recent_writes(sandbox.trace(), view.step as usize, 3)
+    };
     let rows = view.znodes.iter().filter(|z| !hidden(&z.path, &collapsed)).map(|z| {
         let path = z.path.clone();
         let is_collapsed = collapsed.contains(&z.path);
@@ -57,9 +94,11 @@ pub fn znodes(p: &ZnodesProps) -> Html {
         };
         let deleted = z.change == "deleted";
         let is_selected = selected.as_deref() == Some(z.path.as_str());
+        let fading = recent.get(&z.path).filter(|_| z.change.is_empty());
         let class = classes!(
             "kz-znode",
             (!z.change.is_empty()).then(|| format!("kz-{}", z.change)),
+            fading.map(|age| format!("kz-recent kz-age-{age}")),
             is_selected.then_some("kz-selected"),
             z.ephemeral.then_some("kz-ephemeral")
         );
@@ -207,6 +246,22 @@ fn sessions(view: &View) -> Html {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn recent_writes_fade_over_three_steps() {
+        let text = "zk-session a\nzk a create /a 1\nzk a set /a 2\nzk a get /a\nzk a create /b 1\nzk a create /b 1\n";
+        let mut sandbox = kzsim::sandbox::Sandbox::load(text).unwrap();
+        while sandbox.step_forward() {}
+        let trace = sandbox.trace();
+        // At step 6: step 5 (create /b) is 1 ago, step 3 (set /a) 3 ago;
+        // step 6's failed create and step 4's get write nothing.
+        let recent = recent_writes(trace, 6, 3);
+        assert_eq!(recent.get("/b"), Some(&1));
+        assert_eq!(recent.get("/a"), Some(&3));
+        assert_eq!(recent.len(), 2);
+        assert!(recent_writes(trace, 0, 3).is_empty());
+        assert!(recent_writes(trace, 1, 3).is_empty());
+    }
 
     #[test]
     fn collapsing_hides_descendants_only() {
