@@ -14,7 +14,7 @@ use crate::panels::tools::{Console, Editor, Picker};
 use crate::panels::znodes::Znodes;
 use crate::scenarios;
 use crate::state::{Action, AppState, Snap, SPEEDS};
-use gloo_timers::callback::{Interval, Timeout};
+use gloo_timers::callback::Interval;
 use std::rc::Rc;
 use yew::prelude::*;
 
@@ -49,9 +49,9 @@ pub fn app() -> Html {
     // Run to the end: one chunk per timer turn, so the page stays live.
     {
         let dispatcher = state.dispatcher();
-        use_effect_with((state.to_end, state.version), move |(to_end, _)| {
-            let timeout = to_end.then(|| Timeout::new(0, move || dispatcher.dispatch(Action::EndChunk)));
-            move || drop(timeout)
+        use_effect_with(state.to_end, move |to_end| {
+            let interval = to_end.then(|| Interval::new(0, move || dispatcher.dispatch(Action::EndChunk)));
+            move || drop(interval)
         });
     }
     // The address bar is always a permalink (not rewritten mid-play).

@@ -9,8 +9,8 @@ use web_sys::HtmlSelectElement;
 use yew::prelude::*;
 
 /// Entries shown at most before and after the current step.
-const PAST: usize = 1500;
-const FUTURE: usize = 150;
+const PAST: usize = 1000;
+const FUTURE: usize = 100;
 
 #[derive(Properties, PartialEq)]
 pub struct EventsProps {
