@@ -337,3 +337,27 @@ test('embed=1 is compact and lang=zh speaks Chinese', async () => {
   await assertClean(opened);
   await page.close();
 });
+
+test('the admin forms build a checked line and act: a new topic gets its partitions and leaders', async () => {
+  const opened = await browser.open(`${CLUSTER_ADDRESS}&step=0`);
+  const { page } = opened;
+  const card = (id) => page.locator(`[data-testid="broker"][data-broker-id="${id}"]`);
+  while ((await card(2).getAttribute('data-state')) !== 'running') await page.getByTestId('step-forward').click();
+  await page.getByTestId('form-kind').selectOption({ label: 'create topic' });
+  const form = page.locator('.kz-forms');
+  await form.getByLabel('name', { exact: true }).fill('learn');
+  await form.getByLabel('partitions', { exact: true }).fill('x');
+  assert.equal(await page.getByTestId('form-send').isDisabled(), true, 'a bad number is refused as typed');
+  await form.getByLabel('partitions', { exact: true }).fill('2');
+  assert.equal(await page.getByTestId('form-line').textContent(), 'topic create learn partitions=2 replication-factor=2');
+  await page.getByTestId('form-send').click();
+  await page.locator('[data-znode-path="/brokers/topics/learn"]').waitFor({ timeout: TIMEOUT_MS });
+  await page.getByTestId('to-end').click();
+  await waitEnd(page);
+  for (const tp of ['learn-0', 'learn-1']) {
+    const leader = await page.locator(`[data-testid="partition"][data-tp="${tp}"]`).getAttribute('data-leader');
+    assert.match(leader, /^[12]$/, `${tp} has a live leader`);
+  }
+  await assertClean(opened);
+  await page.close();
+});

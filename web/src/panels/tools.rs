@@ -24,6 +24,43 @@ pub const TEMPLATES: &[(&str, &str)] = &[
     ("zk ls -w", "zk me ls -w /brokers/ids"),
 ];
 
+/// A form for one kind of action: its fields (name, default) and how the
+/// scenario line is built from their values.
+pub struct Form {
+    pub label: &'static str,
+    pub fields: &'static [(&'static str, &'static str)],
+    pub build: fn(&[String]) -> String,
+}
+
+pub const FORMS: &[Form] = &[
+    Form {
+        label: "create topic",
+        fields: &[("name", "orders"), ("partitions", "3"), ("replication-factor", "2")],
+        build: |v| format!("topic create {} partitions={} replication-factor={}", v[0], v[1], v[2]),
+    },
+    Form { label: "delete topic", fields: &[("name", "orders")], build: |v| format!("topic delete {}", v[0]) },
+    Form {
+        label: "produce",
+        fields: &[("partition", "orders-0"), ("messages", "10")],
+        build: |v| format!("produce {} messages={}", v[0], v[1]),
+    },
+    Form {
+        label: "alter config",
+        fields: &[("entity type", "topics"), ("entity name", "orders"), ("set KEY=VALUE", "retention.ms=1000")],
+        build: |v| format!("config alter {} {} set {}", v[0], v[1], v[2]),
+    },
+    Form {
+        label: "reassign",
+        fields: &[("partition", "orders-0"), ("replicas", "1,2")],
+        build: |v| format!("reassign {} replicas={}", v[0], v[1]),
+    },
+    Form {
+        label: "elect preferred",
+        fields: &[("partitions (blank: all)", "")],
+        build: |v| format!("elect-preferred {}", v[0]).trim_end().to_string(),
+    },
+];
+
 /// What the scenario parser says of a line as it is typed (`None`: fine,
 /// or nothing typed yet). The line is checked again when sent, against the
 /// cluster as it stands.
@@ -43,6 +80,65 @@ pub struct ConsoleProps {
     pub at_end: bool,
     pub lang: Lang,
     pub on: Callback<Action>,
+}
+
+#[derive(Properties, PartialEq)]
+pub struct FormsProps {
+    pub lang: Lang,
+    pub on: Callback<Action>,
+}
+
+/// Forms for the admin actions: each builds a scenario line, checked by the
+/// parser as it is typed, and sends it like the console.
+#[function_component(ActionForms)]
+pub fn action_forms(p: &FormsProps) -> Html {
+    let chosen = use_state(|| 0usize);
+    let values = use_state(|| FORMS[0].fields.iter().map(|(_, d)| d.to_string()).collect::<Vec<_>>());
+    let form = &FORMS[*chosen];
+    let line = (form.build)(&values);
+    let problem = check(&line);
+    let pick = {
+        let (chosen, values) = (chosen.clone(), values.clone());
+        Callback::from(move |e: Event| {
+            let i: usize = e.target_unchecked_into::<HtmlSelectElement>().value().parse().unwrap_or(0).min(FORMS.len() - 1);
+            chosen.set(i);
+            values.set(FORMS[i].fields.iter().map(|(_, d)| d.to_string()).collect());
+        })
+    };
+    let send = {
+        let (on, line) = (p.on.clone(), line.clone());
+        Callback::from(move |e: SubmitEvent| {
+            e.prevent_default();
+            on.emit(Action::Act(line.clone()));
+        })
+    };
+    html! {
+        <form class="kz-forms" onsubmit={send} aria-label="admin actions">
+            <select aria-label="action" onchange={pick} data-testid="form-kind">
+                { for FORMS.iter().enumerate().map(|(i, f)| html! { <option value={i.to_string()} selected={i == *chosen}>{ f.label }</option> }) }
+            </select>
+            { for form.fields.iter().enumerate().map(|(i, (name, _))| {
+                let value = values.get(i).cloned().unwrap_or_default();
+                let values = values.clone();
+                let oninput = Callback::from(move |e: InputEvent| {
+                    let mut next = (*values).clone();
+                    next[i] = e.target_unchecked_into::<HtmlInputElement>().value();
+                    values.set(next);
+                });
+                html! {
+                    <label class="kz-field">
+                        <span>{ *name }</span>
+                        <input type="text" class="kz-input" aria-label={*name} spellcheck="false" {value} {oninput} />
+                    </label>
+                }
+            }) }
+            <code class="kz-form-line" data-testid="form-line">{ &line }</code>
+            <button type="submit" class="kz-btn" data-testid="form-send" aria-label={format!("{}: {line}", p.lang.t("Send"))} disabled={problem.is_some()}>{ p.lang.t("Send") }</button>
+            if let Some(problem) = problem {
+                <p class="kz-check-as-typed">{ problem }</p>
+            }
+        </form>
+    }
 }
 
 #[function_component(Console)]
@@ -79,6 +175,7 @@ pub fn console(p: &ConsoleProps) -> Html {
                 <p class="kz-hint">{ "The script has ended, and with it virtual time: an action here shows only its own steps. \
                     Scrub back and act earlier to watch the cluster react (a kill leads to a session expiry and a new controller)." }</p>
             }
+            <ActionForms lang={p.lang} on={p.on.clone()} />
             <div class="kz-templates" role="group" aria-label={t("Templates")}>
                 { for TEMPLATES.iter().map(|(label, line)| {
                     let text = text.clone();
@@ -195,5 +292,13 @@ mod tests {
         for (label, line) in TEMPLATES {
             assert_eq!(check(line), None, "{label}: {line}");
         }
+        // Every form's defaults build a line the parser accepts.
+        for form in FORMS {
+            let values: Vec<String> = form.fields.iter().map(|(_, d)| d.to_string()).collect();
+            let line = (form.build)(&values);
+            assert_eq!(check(&line), None, "{}: {line}", form.label);
+        }
+        assert_eq!((FORMS[5].build)(&["".into()]), "elect-preferred");
+        assert!(check(&(FORMS[0].build)(&["t".into(), "x".into(), "2".into()])).is_some(), "partitions must be a number");
     }
 }
