@@ -74,3 +74,15 @@ test('the built-in scenarios are served from dist/scenarios', async () => {
   const expected = fs.readFileSync(path.join(ROOT, 'static/scenarios/zk-basics.kzs'), 'utf8');
   assert.equal(await response.text(), expected);
 });
+
+test('changing the fragment by hand loads the new #kzs scenario without a reload', async () => {
+  const { page, problems } = await browser.open(`/#kzs=${base64url('zk-session a\nzk a create /first 1\n')}&step=2`);
+  await page.locator('[data-znode-path="/first"]').waitFor({ timeout: TIMEOUT_MS });
+  await page.evaluate(() => (window.__sameDocument = true));
+  await page.goto(`${browser.base}/#kzs=${base64url('zk-session a\nzk a create /second 2\n')}&step=2`);
+  await page.locator('[data-znode-path="/second"]').waitFor({ timeout: TIMEOUT_MS });
+  assert.equal(await page.locator('[data-znode-path="/first"]').count(), 0);
+  assert.equal(await page.evaluate(() => window.__sameDocument), true, 'the page was reloaded');
+  assert.deepEqual(problems, []);
+  await page.close();
+});
