@@ -90,7 +90,7 @@ pub fn app() -> Html {
         .problem
         .iter()
         .map(|p| p.message.clone())
-        .chain(snap.as_ref().and_then(|s| s.view.error.clone()).map(|e| format!("{}:{e}", state.file)))
+        .chain(snap.as_ref().and_then(|s| s.view.error.clone()).map(|e| format::run_error(&state.file, &e)))
         .collect();
     let (step, known, end, time_ms, checkpoints) = match &snap {
         Some(s) => (

@@ -87,6 +87,15 @@ pub fn actor_family(actor: &str) -> &str {
     actor.split('/').next().unwrap_or(actor)
 }
 
+/// A run-time error as the page shows it: `FILE:LINE:COL: error: ...`, or,
+/// for the learner's own actions (line 0), `your action: error: ...`.
+pub fn run_error(file: &str, error: &str) -> String {
+    match error.strip_prefix("0:").and_then(|rest| rest.split_once(": ")) {
+        Some((_, message)) => format!("your action: {message}"),
+        None => format!("{file}:{error}"),
+    }
+}
+
 /// A short explanation of each kind of step, for the "this step" panel.
 pub fn kind_explanation(kind: &str) -> &'static str {
     match kind {
@@ -144,6 +153,12 @@ mod tests {
         assert_eq!(pretty_json("2"), None);
         assert_eq!(pretty_json("<img src=x onerror=alert(1)>"), None);
         assert_eq!(pretty_json(""), None);
+    }
+
+    #[test]
+    fn run_errors_name_their_line_or_the_learner() {
+        assert_eq!(run_error("a.kzs", "12:1: error: broker 1 is not running"), "a.kzs:12:1: error: broker 1 is not running");
+        assert_eq!(run_error("a.kzs", "0:1: error: broker 1 is not running"), "your action: error: broker 1 is not running");
     }
 
     #[test]
