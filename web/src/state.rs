@@ -22,6 +22,9 @@ pub const DEFAULT_SPEED: usize = 3;
 /// however long the script; it redraws at most every [`REDRAW_MS`].
 pub const END_CHUNK: u64 = 2000;
 pub const CHUNK_MS: f64 = 50.0;
+/// The first turn (the click itself) may take longer, so that a short
+/// script is at its end as soon as the page redraws.
+pub const FIRST_CHUNK_MS: f64 = 400.0;
 pub const REDRAW_MS: f64 = 400.0;
 
 /// A clock in milliseconds (the page's in the browser).
@@ -187,7 +190,7 @@ impl AppState {
     }
 
     /// One chunk of "run to the end"; true when the end (or an error) is reached.
-    fn end_chunk(sandbox: &mut Sandbox) -> bool {
+    fn end_chunk(sandbox: &mut Sandbox, budget_ms: f64) -> bool {
         if sandbox.position() < sandbox.known_steps() {
             sandbox.seek(sandbox.known_steps());
         }
@@ -202,7 +205,7 @@ impl AppState {
                 return true;
             }
             taken += n;
-            if now_ms() - start > CHUNK_MS {
+            if now_ms() - start > budget_ms {
                 break;
             }
         }
@@ -262,14 +265,14 @@ impl Reducible for AppState {
             }
             Action::ToEnd => {
                 next.playing = false;
-                next.to_end = !AppState::end_chunk(&mut sandbox);
+                next.to_end = !AppState::end_chunk(&mut sandbox, FIRST_CHUNK_MS);
                 next.last_redraw = now_ms();
             }
             Action::EndChunk => {
                 if !next.to_end {
                     return self;
                 }
-                next.to_end = !AppState::end_chunk(&mut sandbox);
+                next.to_end = !AppState::end_chunk(&mut sandbox, CHUNK_MS);
                 if next.to_end && now_ms() - self.last_redraw < REDRAW_MS {
                     // Keep going without redrawing (the same state: Yew
                     // renders nothing); the counter catches up at the next redraw.
