@@ -40,6 +40,14 @@ pub fn tokenize(line: &str, line_no: usize) -> Result<Vec<Token>, ScenarioError>
         // A token runs to the next space; a '"' inside it opens a JSON string
         // that runs to its closing quote, spaces and '#' included.
         while i < chars.len() && chars[i] != ' ' && chars[i] != '\t' && chars[i] != '\r' && chars[i] != '#' {
+            if chars[i].is_control() {
+                let c = chars[i] as u32;
+                return Err(ScenarioError::at(
+                    line_no,
+                    i + 1,
+                    format!("unexpected control character U+{c:04X}; write it inside a JSON string as \\u{c:04x}"),
+                ));
+            }
             if chars[i] == '"' {
                 i = skip_json_string(&chars, i).ok_or_else(|| {
                     ScenarioError::at(line_no, i + 1, "unterminated string: a '\"' opens a JSON string that must close on the same line")
