@@ -7,7 +7,7 @@ use super::zk_data::{self, BrokerInfo, LeaderIsrAndControllerEpoch, ReplicaAssig
 use super::zookeeper_client::{WriteError, ZooKeeperClient};
 use super::BrokerId;
 use crate::scenario::TopicPartition;
-use crate::zookeeper::{CreateMode, KeeperError, Request, Response};
+use crate::zookeeper::{CreateMode, KeeperError, Request, Response, Stat};
 use std::collections::BTreeMap;
 
 pub const PERSISTENT: CreateMode = CreateMode { ephemeral: false, sequential: false };
@@ -23,6 +23,33 @@ pub fn get_controller_id(zkc: &mut ZooKeeperClient, io: &mut Io, actor: &str) ->
     }
 }
 
+/// Reads many znodes as one pipelined batch (Kafka's bulk reads), keeping
+/// what `decode` accepts; nodes that are gone are left out.
+fn read_all<K: Ord, V>(
+    zkc: &mut ZooKeeperClient,
+    io: &mut Io,
+    actor: &str,
+    source: &'static str,
+    items: impl IntoIterator<Item = (K, String)>,
+    decode: impl Fn(&K, &[u8], Stat) -> Option<V>,
+) -> Result<BTreeMap<K, V>, KeeperError> {
+    io.pipelined(|io| {
+        let mut out = BTreeMap::new();
+        for (key, path) in items {
+            match zkc.get_data(io, actor, source, &path) {
+                Ok((data, stat)) => {
+                    if let Some(v) = decode(&key, &data, stat) {
+                        out.insert(key, v);
+                    }
+                }
+                Err(KeeperError::NoNode) => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(out)
+    })
+}
+
 /// `getAllBrokerAndEpochsInCluster`: every registered broker with its epoch
 /// (the czxid of its registration), re-arming the child watch.
 pub fn get_all_broker_and_epochs(
@@ -33,22 +60,8 @@ pub fn get_all_broker_and_epochs(
     let src = "KafkaZkClient.getAllBrokerAndEpochsInCluster";
     let mut ids: Vec<BrokerId> = zkc.get_children(io, actor, src, zk_data::BROKER_IDS)?.iter().filter_map(|c| c.parse().ok()).collect();
     ids.sort_unstable();
-    let mut out = BTreeMap::new();
-    io.pipelined(|io| {
-        for id in ids {
-            match zkc.get_data(io, actor, src, &zk_data::broker_path(id)) {
-                Ok((data, stat)) => {
-                    if let Some(info) = BrokerInfo::decode(id, &data) {
-                        out.insert(id, (info, stat.czxid));
-                    }
-                }
-                Err(KeeperError::NoNode) => {}
-                Err(e) => return Err(e),
-            }
-        }
-        Ok(())
-    })?;
-    Ok(out)
+    let items = ids.into_iter().map(|id| (id, zk_data::broker_path(id)));
+    read_all(zkc, io, actor, src, items, |id, data, stat| BrokerInfo::decode(*id, data).map(|info| (info, stat.czxid)))
 }
 
 /// `getBroker`.
@@ -75,22 +88,8 @@ pub fn get_replica_assignment(
     actor: &str,
     topics: &[String],
 ) -> Result<BTreeMap<String, BTreeMap<i32, ReplicaAssignment>>, KeeperError> {
-    let mut out = BTreeMap::new();
-    io.pipelined(|io| {
-        for t in topics {
-            match zkc.get_data(io, actor, "KafkaZkClient.getFullReplicaAssignmentForTopics", &zk_data::topic_path(t)) {
-                Ok((data, _)) => {
-                    if let Some(a) = zk_data::decode_topic(&data) {
-                        out.insert(t.clone(), a);
-                    }
-                }
-                Err(KeeperError::NoNode) => {}
-                Err(e) => return Err(e),
-            }
-        }
-        Ok(())
-    })?;
-    Ok(out)
+    let items = topics.iter().map(|t| (t.clone(), zk_data::topic_path(t)));
+    read_all(zkc, io, actor, "KafkaZkClient.getFullReplicaAssignmentForTopics", items, |_, data, _| zk_data::decode_topic(data))
 }
 
 /// `getTopicPartitionStates`: partitions without a state znode are left out.
@@ -100,22 +99,10 @@ pub fn get_topic_partition_states(
     actor: &str,
     tps: &[TopicPartition],
 ) -> Result<BTreeMap<TopicPartition, LeaderIsrAndControllerEpoch>, KeeperError> {
-    let mut out = BTreeMap::new();
-    io.pipelined(|io| {
-        for tp in tps {
-            match zkc.get_data(io, actor, "KafkaZkClient.getTopicPartitionStates", &zk_data::partition_state_path(tp)) {
-                Ok((data, stat)) => {
-                    if let Some(l) = LeaderIsrAndControllerEpoch::decode(&data, stat.version) {
-                        out.insert(tp.clone(), l);
-                    }
-                }
-                Err(KeeperError::NoNode) => {}
-                Err(e) => return Err(e),
-            }
-        }
-        Ok(())
-    })?;
-    Ok(out)
+    let items = tps.iter().map(|tp| (tp.clone(), zk_data::partition_state_path(tp)));
+    read_all(zkc, io, actor, "KafkaZkClient.getTopicPartitionStates", items, |_, data, stat| {
+        LeaderIsrAndControllerEpoch::decode(data, stat.version)
+    })
 }
 
 /// `createTopicPartitionStatesRaw`: `/partitions`, `/partitions/<p>` (their
