@@ -96,6 +96,39 @@ pub fn run_error(file: &str, error: &str) -> String {
     }
 }
 
+/// What the Kafka method a step mirrors does, for the best-known ones (by
+/// the start of the step's `source`).
+pub fn source_explanation(source: &str) -> &'static str {
+    const TABLE: &[(&str, &str)] = &[
+        ("KafkaZkClient.createTopLevelPaths", "At startup every broker creates the persistent top-level paths (/brokers/ids, /config/changes, /admin/delete_topics, ...). They usually exist already: NodeExists is the normal answer."),
+        ("KafkaZkClient.registerBroker", "The broker registers itself as the ephemeral /brokers/ids/<id>, in one multi (create, then set). The znode's czxid becomes its broker epoch, which control requests carry so that stale ones can be told apart."),
+        ("KafkaController.elect", "Every broker tries to become controller by creating the ephemeral /controller. The one that succeeds increments /controller_epoch (conditionally on its version) and runs onControllerFailover; the others keep an exists-watch on /controller."),
+        ("KafkaZkClient.registerControllerAndIncrementControllerEpoch", "One multi: create the ephemeral /controller and set /controller_epoch to epoch+1, conditional on the zkVersion read before. Losing the race is a NodeExists or BadVersion, and the loser just watches."),
+        ("KafkaController.onControllerFailover", "The new controller registers its watches, reads the whole cluster from ZooKeeper into its context, starts the replica and partition state machines and sends UpdateMetadata to every live broker. Until then its view is empty."),
+        ("KafkaController.initializeControllerContext", "Read live brokers with their epochs, all topics, assignments and partition states from ZooKeeper: the controller's cache is rebuilt from ZooKeeper's truth."),
+        ("KafkaController.processBrokerChange", "Compare /brokers/ids with the controller's cache: new brokers get onBrokerStartup, dead ones onBrokerFailure (their replicas go offline, leaders are re-elected), and a broker whose epoch changed has bounced and gets both."),
+        ("BrokerChangeHandler.handleChildChange", "The child watch on /brokers/ids fired: the handler only puts BrokerChange on the controller's queue. The watch is re-armed when the event is processed and reads the children again."),
+        ("ControllerChangeHandler", "/controller was created, changed or deleted: every broker queues ControllerChange or Reelect, and whoever finds /controller gone runs for election."),
+        ("ControllerEventManager.ControllerEventThread.doWork", "The controller's single thread takes the next event off its queue. Events run one at a time, to completion, in queue order."),
+        ("ControllerChannelManager.RequestSendThread.doWork", "The controller's send thread for one broker delivers the next queued control request. Brokers learn the controller's decisions only through these: until the request lands, a broker's metadata cache is stale."),
+        ("MetadataCache.updateMetadata", "The broker applies an UpdateMetadata request: live brokers, leaders and ISRs as the controller knew them when it sent it."),
+        ("ReplicaManager.becomeLeaderOrFollower", "The broker applies LeaderAndIsr: it becomes leader (and accepts writes) or follower (and starts fetching) for each partition, ignoring requests with a stale controller or leader epoch."),
+        ("ReplicaStateMachine.handleStateChanges", "The replica state machine moves replicas between NewReplica, OnlineReplica, OfflineReplica and the deletion states, and queues the control requests each transition needs."),
+        ("PartitionStateMachine.handleStateChanges", "The partition state machine moves partitions between New, Online, Offline and NonExistent, electing leaders where it must and writing the result to the partition state znodes."),
+        ("PartitionStateMachine.doElectLeaderForPartitions", "Elect leaders: for an offline partition, the first replica of the assignment that is alive and in the ISR (any live one only if unclean election is enabled), written to /brokers/topics/<t>/partitions/<p>/state conditionally on its zkVersion."),
+        ("ZkIsrManager.maybePropagateIsrChanges", "isr-change-propagation (every 2.5 s): pending ISR changes are published as a sequential /isr_change_notification/isr_change_ znode once no change has come for 5 s, or when the last publication is 60 s old. The controller's child watch on that path wakes it."),
+        ("ZkIsrManager.submit", "The leader writes a new ISR to the partition state znode itself, conditional on the zkVersion it cached. The controller does not hear of it until the change is propagated."),
+        ("KafkaController.processIsrChangeNotification", "The controller reads the notified partitions' states from ZooKeeper into its cache, sends UpdateMetadata for them to every broker and deletes the notifications."),
+        ("Partition.expandIsr", "A follower caught up with the leader's log end offset: the leader adds it back to the ISR and writes the new ISR to ZooKeeper."),
+        ("KafkaController.maybeResign", "The controller found /controller no longer names it: it resigns, unregisters its handlers and clears its state. A zombie learns it was replaced only this way."),
+        ("ReplicaManager.checkpointHighWatermarks", "highwatermark-checkpoint: every replica's high watermark is written to replication-offset-checkpoint in its log dir, so a restart knows where committed data ends."),
+        ("ReplicaFetcherThread.processPartitionData", "The follower appended what it fetched: its log end offset moves; the leader's high watermark moves once every ISR member has the data."),
+        ("KafkaServer.startup", "The broker process starts: a ZooKeeper session, the top-level paths, its registration, then the controller and replica manager components."),
+        ("ZooKeeper.create", "A console create: a persistent, ephemeral (-e) or sequential (-s) znode. Creating under a missing parent is NoNode; an existing path is NodeExists."),
+    ];
+    TABLE.iter().find(|(prefix, _)| source.starts_with(prefix)).map(|(_, text)| *text).unwrap_or("")
+}
+
 /// A short explanation of each kind of step, for the "this step" panel.
 pub fn kind_explanation(kind: &str) -> &'static str {
     match kind {
@@ -170,5 +203,8 @@ mod tests {
         assert_eq!(ids(&[0, 1]), "0,1");
         assert_eq!(ids(&[]), "");
         assert!(!kind_explanation("watch-event").is_empty());
+        assert!(source_explanation("KafkaController.processBrokerChange").contains("onBrokerFailure"));
+        assert!(source_explanation("ControllerChangeHandler.handleCreation/handleDataChange").contains("Reelect"));
+        assert_eq!(source_explanation("Nope.nothing"), "");
     }
 }

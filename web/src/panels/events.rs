@@ -46,6 +46,9 @@ pub fn explanation(p: &EventsProps) -> Html {
                 }
             </p>
             <p class="kz-summary" data-testid="step-summary">{ &e.summary }</p>
+            if !format::source_explanation(&e.source).is_empty() {
+                <p class="kz-why kz-why-method" data-testid="method-explanation">{ format::source_explanation(&e.source) }</p>
+            }
             <p class="kz-why">{ format::kind_explanation(&e.kind) }</p>
             if !pairs.is_empty() {
                 <dl class="kz-detail-pairs">
