@@ -113,3 +113,17 @@ fn acting_branches_and_replays_identically() {
     assert!(sb.act("run 5s").is_err(), "time moves with the controls");
     assert!(sb.act("kill broker 9").is_ok(), "a bad action is only found when it runs");
 }
+
+#[test]
+fn an_action_after_the_end_lets_the_cluster_play_on() {
+    use kzsim::sandbox::Sandbox;
+    let mut sb = Sandbox::load("cluster brokers=3\nstart all\nrun 2s\n").unwrap();
+    sb.run_for(100_000);
+    assert!(sb.end().is_some());
+    let t0 = sb.view().time_ms;
+    sb.act("kill broker 0").unwrap();
+    sb.run_for(100_000);
+    let v = sb.view();
+    assert!(v.time_ms >= t0 + 60_000, "time went on: {} → {}", t0, v.time_ms);
+    assert_ne!(v.controller, Some(0), "the session expired and another broker took over");
+}

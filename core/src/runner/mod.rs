@@ -33,6 +33,10 @@ impl Default for Limits {
     }
 }
 
+/// How long the cluster plays on after an action taken once the script has
+/// ended (longer than the default session timeout, so a crash is noticed).
+pub const AFTER_END_MS: u64 = 60_000;
+
 /// How long `run until-idle` waits when the line gives no `max`.
 pub const DEFAULT_IDLE_MAX_MS: u64 = 10 * 60 * 1000;
 
@@ -368,7 +372,11 @@ impl Runner {
             return Ok(false);
         }
         let Some(line) = self.injected.pop_front() else { return Ok(false) };
-        let saved = self.mode;
+        // After the script's last line, time would stand still: an action
+        // taken there lets the cluster play on for a while, so its
+        // consequences (a session expiring, a new controller) show.
+        let after_end = self.pc >= self.script.lines.len() && self.mode == Mode::NextLine;
+        let saved = if after_end { Mode::RunUntil(self.sim.now().plus(AFTER_END_MS)) } else { self.mode };
         self.mode = Mode::NextLine;
         let saved_line = self.current_line;
         self.execute(line, trace)?;

@@ -89,7 +89,7 @@ pub fn controls(p: &ControlsProps) -> Html {
                     <span data-testid="clock" aria-label={t("Virtual time")}>{ format::clock(p.time_ms) }</span>
                 </span>
                 if at_end {
-                    <span class="kz-end-badge" title="the script has ended; virtual time stands still from here">{ t("end of the script") }</span>
+                    <span class="kz-end-badge" title="the script has ended; an action here plays the cluster on for 60 s">{ t("end of the script") }</span>
                 }
                 <button class="kz-btn kz-btn-help" aria-label={t("Keyboard shortcuts")} aria-keyshortcuts="?" title={format!("{} (?)", t("Keyboard shortcuts"))} onclick={send(Action::Help(None))}>{ "?" }</button>
             </div>

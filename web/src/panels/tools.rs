@@ -172,8 +172,8 @@ pub fn console(p: &ConsoleProps) -> Html {
                 <p class="kz-check-as-typed" data-testid="console-check">{ problem }</p>
             }
             if p.at_end {
-                <p class="kz-hint">{ "The script has ended, and with it virtual time: an action here shows only its own steps. \
-                    Scrub back and act earlier to watch the cluster react (a kill leads to a session expiry and a new controller)." }</p>
+                <p class="kz-hint">{ "The script has ended: an action here lets the cluster play on for another 60 s of virtual time, \
+                    long enough to watch it react (a kill leads to a session expiry and a new controller)." }</p>
             }
             <ActionForms lang={p.lang} on={p.on.clone()} />
             <div class="kz-templates" role="group" aria-label={t("Templates")}>
