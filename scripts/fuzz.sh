@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Fuzzes the scenario parser and the app's console with libFuzzer (cargo fuzz),
+# Fuzzes the scenario parser, the app's console and the #kzs address decoder
+# with libFuzzer (cargo fuzz),
 # each for SECONDS (default 20), seeded with the built-in scenarios, and
 # prints the executions. A crash stops with the reproducing input under
 # fuzz/artifacts/. The long version: scripts/fuzz.sh 3600
@@ -10,7 +11,7 @@ set -euo pipefail
 seconds="${1:-20}"
 cd "$(dirname "${BASH_SOURCE[0]}")/../fuzz"
 export RUSTC_BOOTSTRAP=1
-for target in scenario_parser console; do
+for target in scenario_parser console kzs_address; do
   mkdir -p "corpus/$target"
   out="$(cargo fuzz run "$target" --sanitizer none "corpus/$target" -- -max_total_time="$seconds" 2>&1)" || {
     echo "$out" | tail -40

@@ -13,6 +13,7 @@ pub mod kafka;
 pub mod runner;
 pub mod sandbox;
 pub mod scenario;
+pub mod share;
 pub mod sim;
 pub mod trace;
 pub mod view;
