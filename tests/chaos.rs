@@ -32,3 +32,19 @@ fn a_chaos_run_replays_from_its_scenario() {
     assert!(r.scenario.lines().count() > 20);
     replay(&r.scenario, 20_000).expect("the recorded scenario replays with every invariant");
 }
+
+/// Chaos failures, shrunk, become regression scenarios: each must now play
+/// with every invariant holding after every step.
+#[test]
+fn chaos_regressions_replay_with_every_invariant() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/chaos_regressions");
+    let mut files: Vec<_> = std::fs::read_dir(&dir).unwrap().flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|e| e == "kzs")).collect();
+    files.sort();
+    assert!(!files.is_empty());
+    for f in files {
+        let text = std::fs::read_to_string(&f).unwrap();
+        if let Err(e) = replay(&text, 50_000) {
+            panic!("{}: {e:?}", f.display());
+        }
+    }
+}
