@@ -38,7 +38,8 @@ fn a_chaos_run_replays_from_its_scenario() {
 #[test]
 fn chaos_regressions_replay_with_every_invariant() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/chaos_regressions");
-    let mut files: Vec<_> = std::fs::read_dir(&dir).unwrap().flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|e| e == "kzs")).collect();
+    let mut files: Vec<_> =
+        std::fs::read_dir(&dir).unwrap().flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|e| e == "kzs")).collect();
     files.sort();
     assert!(!files.is_empty());
     for f in files {
