@@ -59,7 +59,7 @@ else
 fi
 phase "chaos: seeded fault schedules, invariants after every step" cargo run --release -q -p kzsim -- chaos --seeds 20 --actions 100
 phase "native and wasm traces agree" bash tests/wasm_agree/run.sh
-phase "fuzzing: scenario parser and console (libFuzzer)" bash scripts/fuzz.sh 20
+phase "fuzzing: scenario parser, console and #kzs decoder (libFuzzer)" bash scripts/fuzz.sh 20
 phase "browser tests" bash -c 'cd tests/browser && node --test'
 
 print_timings
