@@ -299,9 +299,13 @@ fn brokers(sim: &Sim) -> Vec<BrokerView> {
         .collect()
 }
 
-fn partitions(sim: &Sim) -> Vec<PartitionView> {
+/// Every partition as ZooKeeper holds it: its assignment (topic znode) and
+/// its leader and ISR (state znode, with the znode's version as zkVersion),
+/// in topic and partition order. What an observer reads; brokers never do.
+pub(crate) fn partitions_in_zookeeper(
+    sim: &Sim,
+) -> Vec<(crate::scenario::TopicPartition, zk_data::ReplicaAssignment, Option<LeaderIsrAndControllerEpoch>)> {
     let tree = sim.zk().tree();
-    let controller = sim.active_controller();
     let mut out = Vec::new();
     let Some(topics) = tree.get(zk_data::BROKER_TOPICS) else { return out };
     for topic in &topics.children {
@@ -310,43 +314,53 @@ fn partitions(sim: &Sim) -> Vec<PartitionView> {
             let tp = crate::scenario::TopicPartition { topic: topic.clone(), partition: p };
             let state =
                 tree.get(&zk_data::partition_state_path(&tp)).and_then(|n| LeaderIsrAndControllerEpoch::decode(&n.data, n.stat.version));
-            let isr = state.as_ref().map(|s| s.isr.clone()).unwrap_or_default();
-            let replica_views = a
-                .replicas
-                .iter()
-                .map(|&r| {
-                    let broker = sim.brokers().get(&r).filter(|b| b.is_alive());
-                    let hosted = broker.and_then(|b| b.replica_manager.partitions.get(&tp));
-                    ReplicaView {
-                        broker: r,
-                        role: match hosted.map(|h| h.role) {
-                            Some(Role::Leader) => "leader",
-                            Some(Role::Follower) => "follower",
-                            None => "none",
-                        },
-                        leo: hosted.map(|h| h.leo),
-                        hw: hosted.map(|h| h.hw),
-                        state: controller.and_then(|c| c.ctx.replica_states.get(&(tp.clone(), r))).map(|s| s.name()),
-                        in_isr: isr.contains(&r),
-                        offline: broker.map(|b| b.replica_manager.offline.contains(&tp)).unwrap_or(true),
-                    }
-                })
-                .collect();
-            out.push(PartitionView {
-                tp: tp.to_string(),
-                topic: topic.clone(),
-                partition: p,
-                replicas: a.replicas.clone(),
-                leader: state.as_ref().map(|s| s.leader),
-                isr,
-                leader_epoch: state.as_ref().map(|s| s.leader_epoch),
-                zk_version: state.as_ref().map(|s| s.zk_version),
-                controller_epoch: state.as_ref().map(|s| s.controller_epoch),
-                state: controller.and_then(|c| c.ctx.partition_states.get(&tp)).map(|s| s.name()),
-                replica_views,
-                controller_view: controller.and_then(|c| c.ctx.leadership.get(&tp)).map(|l| (l.leader, l.leader_epoch, l.isr.clone())),
-            });
+            out.push((tp, a, state));
         }
+    }
+    out
+}
+
+fn partitions(sim: &Sim) -> Vec<PartitionView> {
+    let controller = sim.active_controller();
+    let mut out = Vec::new();
+    for (tp, a, state) in partitions_in_zookeeper(sim) {
+        let (topic, p) = (&tp.topic, tp.partition);
+        let isr = state.as_ref().map(|s| s.isr.clone()).unwrap_or_default();
+        let replica_views = a
+            .replicas
+            .iter()
+            .map(|&r| {
+                let broker = sim.brokers().get(&r).filter(|b| b.is_alive());
+                let hosted = broker.and_then(|b| b.replica_manager.partitions.get(&tp));
+                ReplicaView {
+                    broker: r,
+                    role: match hosted.map(|h| h.role) {
+                        Some(Role::Leader) => "leader",
+                        Some(Role::Follower) => "follower",
+                        None => "none",
+                    },
+                    leo: hosted.map(|h| h.leo),
+                    hw: hosted.map(|h| h.hw),
+                    state: controller.and_then(|c| c.ctx.replica_states.get(&(tp.clone(), r))).map(|s| s.name()),
+                    in_isr: isr.contains(&r),
+                    offline: broker.map(|b| b.replica_manager.offline.contains(&tp)).unwrap_or(true),
+                }
+            })
+            .collect();
+        out.push(PartitionView {
+            tp: tp.to_string(),
+            topic: topic.clone(),
+            partition: p,
+            replicas: a.replicas.clone(),
+            leader: state.as_ref().map(|s| s.leader),
+            isr,
+            leader_epoch: state.as_ref().map(|s| s.leader_epoch),
+            zk_version: state.as_ref().map(|s| s.zk_version),
+            controller_epoch: state.as_ref().map(|s| s.controller_epoch),
+            state: controller.and_then(|c| c.ctx.partition_states.get(&tp)).map(|s| s.name()),
+            replica_views,
+            controller_view: controller.and_then(|c| c.ctx.leadership.get(&tp)).map(|l| (l.leader, l.leader_epoch, l.isr.clone())),
+        });
     }
     out
 }

@@ -143,41 +143,28 @@ fn brokers(sim: &Sim) -> Map<String, Value> {
 /// `partitions`: ZooKeeper's state znodes for leader, ISR, leader epoch and
 /// zkVersion; the active controller's state machines for the states.
 fn partitions(sim: &Sim) -> Map<String, Value> {
-    let tree = sim.zk().tree();
     let controller = sim.active_controller();
     let mut out = Map::new();
-    let Some(topics) = tree.get(crate::kafka::zk_data::BROKER_TOPICS) else { return out };
-    for topic in &topics.children {
-        let Some(assignment) =
-            tree.get(&crate::kafka::zk_data::topic_path(topic)).and_then(|n| crate::kafka::zk_data::decode_topic(&n.data))
-        else {
-            continue;
-        };
-        for (p, a) in assignment {
-            let tp = crate::scenario::TopicPartition { topic: topic.clone(), partition: p };
-            let state = tree
-                .get(&crate::kafka::zk_data::partition_state_path(&tp))
-                .and_then(|n| crate::kafka::zk_data::LeaderIsrAndControllerEpoch::decode(&n.data, n.stat.version));
-            let states: Map<String, Value> = a
-                .replicas
-                .iter()
-                .filter_map(|r| {
-                    controller.and_then(|c| c.ctx.replica_states.get(&(tp.clone(), *r))).map(|s| (r.to_string(), Value::from(s.name())))
-                })
-                .collect();
-            out.insert(
-                tp.to_string(),
-                json!({
-                    "replicas": a.replicas,
-                    "leader": state.as_ref().map(|s| s.leader),
-                    "isr": state.as_ref().map(|s| s.isr.clone()),
-                    "leader_epoch": state.as_ref().map(|s| s.leader_epoch),
-                    "zk_version": state.as_ref().map(|s| s.zk_version),
-                    "state": controller.and_then(|c| c.ctx.partition_states.get(&tp)).map(|s| s.name()),
-                    "replica_states": states,
-                }),
-            );
-        }
+    for (tp, a, state) in crate::view::partitions_in_zookeeper(sim) {
+        let states: Map<String, Value> = a
+            .replicas
+            .iter()
+            .filter_map(|r| {
+                controller.and_then(|c| c.ctx.replica_states.get(&(tp.clone(), *r))).map(|s| (r.to_string(), Value::from(s.name())))
+            })
+            .collect();
+        out.insert(
+            tp.to_string(),
+            json!({
+                "replicas": a.replicas,
+                "leader": state.as_ref().map(|s| s.leader),
+                "isr": state.as_ref().map(|s| s.isr.clone()),
+                "leader_epoch": state.as_ref().map(|s| s.leader_epoch),
+                "zk_version": state.as_ref().map(|s| s.zk_version),
+                "state": controller.and_then(|c| c.ctx.partition_states.get(&tp)).map(|s| s.name()),
+                "replica_states": states,
+            }),
+        );
     }
     out
 }
