@@ -1,6 +1,15 @@
-//! The interface language (`&lang=en` / `&lang=zh`): a minimal string table
-//! for the page's own words. The simulator's summaries stay in English (a
-//! full translation is a later issue).
+//! The interface language (`&lang=en` / `&lang=zh`): the table of the page's
+//! own words ([`Lang::t`]), a few phrases with numbers in them, and (in
+//! [`summaries`]) Chinese renderings of the simulator's step summaries, which
+//! the core writes in English as part of its `--trace` contract.
+//!
+//! Chinese follows the seed articles' usage: Kafka's own terms (broker,
+//! controller, leader, follower, ISR, epoch, znode, session, watch) stay in
+//! Latin letters, as Chinese writing on Kafka keeps them; everything else is
+//! translated. Identifiers (paths, method names, config keys, state names)
+//! are carried over verbatim and marked `translate="no"` on the page.
+
+pub mod summaries;
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Lang {
@@ -122,6 +131,51 @@ const TABLE: &[(&str, &str)] = &[
     ("Nothing sent yet.", "还没有消息。"),
     ("Templates", "模板"),
 ];
+
+/// Finding English left in Chinese text (the native tests use it; the
+/// browser test `tests/browser/i18n.test.mjs` applies the same rules).
+#[cfg(test)]
+pub mod prose {
+    /// Kafka's terms that Chinese writing keeps in Latin letters, and units.
+    pub const ALLOWED: &[&str] =
+        &["kafka", "zookeeper", "broker", "controller", "leader", "follower", "znode", "session", "watch", "epoch", "czxid", "ms", "s", "m", "h"];
+
+    /// A word of letters only that is neither an acronym (`ISR`), nor
+    /// camelCase (`NodeExists`), nor an allowed term: English prose.
+    fn plain(word: &str) -> bool {
+        !word.is_empty()
+            && word.chars().all(|c| c.is_ascii_alphabetic())
+            && !word.chars().all(|c| c.is_ascii_uppercase())
+            && !word.chars().skip(1).any(|c| c.is_ascii_uppercase())
+    }
+
+    /// The English words in text meant to be in Chinese.
+    pub fn english_words(text: &str) -> Vec<String> {
+        text.split(|c: char| c.is_whitespace() || !c.is_ascii())
+            .map(|w| w.trim_matches(|c: char| "()[]{},.;:!?'\"`".contains(c)))
+            .filter(|w| plain(w) && !ALLOWED.contains(&w.to_ascii_lowercase().as_str()))
+            .map(str::to_string)
+            .collect()
+    }
+
+    /// Runs of three or more plain words in text carried over verbatim
+    /// (identifiers and values never read like that; a sentence does).
+    pub fn english_phrases(text: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        let mut run: Vec<&str> = Vec::new();
+        for word in text.split_whitespace().chain([""]) {
+            if plain(word) {
+                run.push(word);
+            } else {
+                if run.len() >= 3 {
+                    out.push(run.join(" "));
+                }
+                run.clear();
+            }
+        }
+        out
+    }
+}
 
 #[cfg(test)]
 mod tests {
