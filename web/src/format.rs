@@ -1,5 +1,6 @@
 //! Formatting and colour assignment: pure functions the panels share.
 
+use crate::i18n::Lang;
 use serde_json::Value;
 
 /// Colours in the palette (`--kz-c0` .. `--kz-c7` in kzsim.css).
@@ -96,6 +97,14 @@ pub fn run_error(file: &str, error: &str) -> String {
     }
 }
 
+/// [`run_error`] in the page's language (the core's message stays English).
+pub fn run_error_in(lang: Lang, file: &str, error: &str) -> String {
+    match error.strip_prefix("0:").and_then(|rest| rest.split_once(": ")) {
+        Some((_, message)) => format!("{}: {message}", lang.t("your action")),
+        None => format!("{file}:{error}"),
+    }
+}
+
 /// What the Kafka method a step mirrors does, for the best-known ones (by
 /// the start of the step's `source`).
 pub fn source_explanation(source: &str) -> &'static str {
@@ -146,6 +155,68 @@ pub fn kind_explanation(kind: &str) -> &'static str {
         "isr-change" => "A leader changed the ISR of its partition and wrote it to the partition state znode itself, conditionally on the zkVersion it knows.",
         "produce" => "Records were appended to a partition leader's log; followers must fetch them to stay in sync.",
         "action" => "A learner's (or the script's) action: the cluster reacts in the steps that follow.",
+        _ => "",
+    }
+}
+
+/// [`source_explanation`] in the page's language.
+pub fn source_explanation_in(lang: Lang, source: &str) -> &'static str {
+    const ZH: &[(&str, &str)] = &[
+        ("KafkaZkClient.createTopLevelPaths", "每个 broker 启动时都会创建持久的顶层路径（/brokers/ids、/config/changes、/admin/delete_topics 等）。它们通常已经存在：回复 NodeExists 是正常的。"),
+        ("KafkaZkClient.registerBroker", "broker 在一次 multi 中（先 create 再 set）把自己注册为临时节点 /brokers/ids/<id>。这个 znode 的 czxid 就是它的 broker epoch，控制请求会带上它，以便分辨过时的请求。"),
+        ("KafkaController.elect", "每个 broker 都尝试创建临时节点 /controller 来成为 controller。成功的那个把 /controller_epoch 加一（以它的版本为条件），然后执行 onControllerFailover；其余的在 /controller 上保留一个 exists watch。"),
+        ("KafkaZkClient.registerControllerAndIncrementControllerEpoch", "一次 multi：创建临时节点 /controller，并把 /controller_epoch 设为 epoch+1，条件是之前读到的 zkVersion。竞争失败的一方得到 NodeExists 或 BadVersion，之后只是继续 watch。"),
+        ("KafkaController.onControllerFailover", "新 controller 注册各个 watch，把整个集群的状态从 ZooKeeper 读进它的上下文，启动副本状态机和分区状态机，并向每个存活的 broker 发送 UpdateMetadata。在此之前它眼里什么都没有。"),
+        ("KafkaController.initializeControllerContext", "从 ZooKeeper 读取存活的 broker 及其 epoch、所有主题、副本分配和分区状态：controller 的缓存依据 ZooKeeper 中的事实重建。"),
+        ("KafkaController.processBrokerChange", "把 /brokers/ids 和 controller 的缓存做比较：新 broker 走 onBrokerStartup，下线的走 onBrokerFailure（它们的副本离线，重新选举 leader），epoch 变了的 broker 说明它重启过，两者都要走。"),
+        ("BrokerChangeHandler.handleChildChange", "/brokers/ids 上的子节点 watch 触发了：处理器只是把 BrokerChange 放入 controller 的事件队列。等到处理这个事件、再次读取子节点时，watch 才重新设置。"),
+        ("ControllerChangeHandler", "/controller 被创建、修改或删除：每个 broker 都往队列里放入 ControllerChange 或 Reelect，发现 /controller 已经不在的 broker 就参加选举。"),
+        ("ControllerEventManager.ControllerEventThread.doWork", "controller 唯一的事件线程从队列中取出下一个事件。事件按队列顺序一个接一个地执行，每个都执行完才轮到下一个。"),
+        ("ControllerChannelManager.RequestSendThread.doWork", "controller 为某个 broker 开的发送线程投递下一个排队的控制请求。broker 只能通过这些请求得知 controller 的决定：请求到达之前，broker 的元数据缓存是过时的。"),
+        ("MetadataCache.updateMetadata", "broker 应用一个 UpdateMetadata 请求：存活的 broker、各分区的 leader 和 ISR，都是 controller 发送时所知道的样子。"),
+        ("ReplicaManager.becomeLeaderOrFollower", "broker 应用 LeaderAndIsr：对每个分区成为 leader（接受写入）或 follower（开始拉取），controller epoch 或 leader epoch 过时的请求会被忽略。"),
+        ("ReplicaStateMachine.handleStateChanges", "副本状态机让副本在 NewReplica、OnlineReplica、OfflineReplica 和各个删除状态之间转换，并把每次转换需要的控制请求排进队列。"),
+        ("PartitionStateMachine.handleStateChanges", "分区状态机让分区在 New、Online、Offline 和 NonExistent 之间转换，必要时选举 leader，并把结果写入分区状态 znode。"),
+        ("PartitionStateMachine.doElectLeaderForPartitions", "选举 leader：对离线分区，选副本分配中第一个既存活又在 ISR 中的副本（只有 unclean.leader.election.enable 开启时才可以选任意存活副本），以 zkVersion 为条件写入 /brokers/topics/<t>/partitions/<p>/state。"),
+        ("ZkIsrManager.maybePropagateIsrChanges", "isr-change-propagation（每 2.5 s 一次）：待传播的 ISR 变更在 5 s 内没有新变化、或距上次发布已满 60 s 时，发布为顺序节点 /isr_change_notification/isr_change_。controller 在这个路径上的子节点 watch 会唤醒它。"),
+        ("ZkIsrManager.submit", "leader 自己把新的 ISR 写入分区状态 znode，条件是它缓存的 zkVersion。在变更被传播之前，controller 并不知道。"),
+        ("KafkaController.processIsrChangeNotification", "controller 从 ZooKeeper 读取通知里各分区的状态到缓存，把它们的 UpdateMetadata 发给每个 broker，再删除这些通知。"),
+        ("Partition.expandIsr", "一个 follower 追上了 leader 的日志末端位移（LEO）：leader 把它加回 ISR，并把新的 ISR 写入 ZooKeeper。"),
+        ("KafkaController.maybeResign", "controller 发现 /controller 指向的已经不是自己：它退位，注销处理器，清空状态。僵尸 controller 只有这样才知道自己被取代了。"),
+        ("ReplicaManager.checkpointHighWatermarks", "highwatermark-checkpoint：把每个副本的高水位写入所在日志目录的 replication-offset-checkpoint 文件，重启后就知道已提交的数据到哪里为止。"),
+        ("ReplicaFetcherThread.processPartitionData", "follower 追加了拉取到的数据：它的日志末端位移（LEO）前移；等 ISR 中每个成员都有了这些数据，leader 的高水位才前移。"),
+        ("KafkaServer.startup", "broker 进程启动：建立 ZooKeeper session，创建顶层路径，注册自己，然后启动 controller 和副本管理器等组件。"),
+        ("ZooKeeper.create", "控制台的 create：创建持久、临时（-e）或顺序（-s）znode。父节点不存在时得到 NoNode；路径已存在时得到 NodeExists。"),
+    ];
+    match lang {
+        Lang::En => source_explanation(source),
+        Lang::Zh => ZH.iter().find(|(prefix, _)| source.starts_with(prefix)).map(|(_, text)| *text).unwrap_or(""),
+    }
+}
+
+/// [`kind_explanation`] in the page's language.
+pub fn kind_explanation_in(lang: Lang, kind: &str) -> &'static str {
+    if lang == Lang::En {
+        return kind_explanation(kind);
+    }
+    match kind {
+        "zk-request" => "broker 的 ZooKeeper 客户端发出一个请求并得到回复：Kafka 就是这样读写共享状态的。create 失败（NodeExists、NoNode）是正常的回答，不是错误。",
+        "zk-result" => "一个控制台 session（一个 zkCli 窗口）在 broker 使用的同一棵树上执行了一条命令；它的写操作触发 broker 的 watch，和 Kafka 工具的写操作完全一样。",
+        "zk-session" => "一个客户端建立或关闭了 ZooKeeper session。临时 znode 的寿命和创建它的 session 完全相同。",
+        "watch-event" => "ZooKeeper 通知一个 session：它 watch 的 znode 变了。watch 是一次性的：处理器必须重新读取（并重新设置 watch）才能得知下一次变化。Kafka 的处理器只是把一个事件放入 controller 的队列。",
+        "controller-event" => "controller 唯一的事件线程从队列中取出下一个事件并处理；controller 做的所有事情都在这里发生，一次一个事件。",
+        "controller-step" => "controller 某个方法里的一个编号步骤，便于对照文章里的步骤编号逐行阅读。",
+        "control-request" => "controller 发送（或 broker 处理）LeaderAndIsr、UpdateMetadata 或 StopReplica：controller 的决定只能通过这些请求到达 broker，所以 broker 看到的可能落后于 ZooKeeper。",
+        "broker" => "一个 broker 进程的状态变了：启动、在 /brokers/ids 下注册、关闭或崩溃。",
+        "session-expired" => "一个 session 在超时时间内没有发送心跳，ZooKeeper 让它过期：它拥有的所有临时 znode 立即被删除，并触发 watch。",
+        "scheduled-task" => "broker 上的一个周期任务执行了（ISR 过期检查、ISR 变更传播、高水位检查点、自动 leader 再平衡）。",
+        "replica-fetch" => "follower 从 leader 拉取：它的日志末端位移（LEO）前移，leader 的高水位跟随 ISR 中最慢的副本。",
+        "isr-change" => "leader 改变了它所在分区的 ISR，并亲自写入分区状态 znode，条件是它所知道的 zkVersion。",
+        "produce" => "消息被追加到分区 leader 的日志中；follower 必须拉取它们才能保持同步。",
+        "action" => "学习者（或脚本）的一个操作：集群在随后的步骤中作出反应。",
+        "admin" => "管理工具（kafka-topics、kafka-configs 等）直接写 ZooKeeper：主题、配置和各种 /admin 标记。",
+        "config-change" => "动态配置：/config/changes 的监听器读取通知，再由对应的处理器应用新配置。",
+        "log-dir" => "一个日志目录出了故障：它的副本离线，broker 通过 /log_dir_event_notification 告诉 controller。",
         _ => "",
     }
 }
@@ -206,5 +277,24 @@ mod tests {
         assert!(source_explanation("KafkaController.processBrokerChange").contains("onBrokerFailure"));
         assert!(source_explanation("ControllerChangeHandler.handleCreation/handleDataChange").contains("Reelect"));
         assert_eq!(source_explanation("Nope.nothing"), "");
+    }
+
+    #[test]
+    fn every_explanation_has_its_chinese() {
+        for kind in
+            ["zk-request", "zk-result", "zk-session", "watch-event", "controller-event", "controller-step", "control-request", "broker"]
+        {
+            assert!(!kind_explanation_in(Lang::Zh, kind).is_empty(), "{kind}");
+            assert!(crate::i18n::prose::english_words(kind_explanation_in(Lang::Zh, kind)).is_empty(), "{kind}");
+        }
+        for source in
+            ["KafkaZkClient.createTopLevelPaths", "KafkaController.processBrokerChange", "ZooKeeper.create", "KafkaServer.startup"]
+        {
+            assert!(!source_explanation(source).is_empty());
+            let zh = source_explanation_in(Lang::Zh, source);
+            assert!(!zh.is_empty(), "{source}");
+            assert!(crate::i18n::prose::english_words(zh).is_empty(), "{source}: {zh}");
+        }
+        assert_eq!(source_explanation_in(Lang::En, "ZooKeeper.create"), source_explanation("ZooKeeper.create"));
     }
 }

@@ -43,6 +43,106 @@ impl Lang {
         }
     }
 
+    /// [`Lang::t`] for words that are not `'static` (a trace kind, a
+    /// broker state): the table's word, or the word itself.
+    pub fn word<'a>(self, en: &'a str) -> &'a str {
+        match self {
+            Lang::En => en,
+            Lang::Zh => TABLE.iter().find(|(e, _)| *e == en).map(|(_, z)| *z).unwrap_or(en),
+        }
+    }
+
+    /// A phrase with values in it: the table's pattern for `en`, its `{}`
+    /// filled in order, or `{0}`, `{1}` by position (Chinese word order
+    /// often differs).
+    pub fn f(self, en: &'static str, args: &[&dyn std::fmt::Display]) -> String {
+        let pattern = self.t(en);
+        let mut out = String::new();
+        let mut next = 0;
+        let mut rest = pattern;
+        while let Some(open) = rest.find('{') {
+            let Some(close) = rest[open..].find('}').map(|c| open + c) else { break };
+            out.push_str(&rest[..open]);
+            let index = match &rest[open + 1..close] {
+                "" => {
+                    next += 1;
+                    next - 1
+                }
+                n => n.parse().unwrap_or(usize::MAX),
+            };
+            match args.get(index) {
+                Some(arg) => out.push_str(&arg.to_string()),
+                None => out.push_str(&rest[open..=close]),
+            }
+            rest = &rest[close + 1..];
+        }
+        out.push_str(rest);
+        out
+    }
+
+    /// The language the browser prefers when the address names none:
+    /// Chinese for the first of `navigator.languages` that is `zh*`, unless
+    /// an English one comes before it; English otherwise.
+    pub fn from_browser(languages: &[String]) -> Lang {
+        for code in languages {
+            let code = code.to_ascii_lowercase();
+            if code.starts_with("zh") {
+                return Lang::Zh;
+            }
+            if code.starts_with("en") {
+                return Lang::En;
+            }
+        }
+        Lang::En
+    }
+
+    /// [`Lang::from_browser`] for this page's browser (English natively).
+    pub fn preferred() -> Lang {
+        let languages = web_sys::window()
+            .map(|w| w.navigator().languages().iter().filter_map(|v| v.as_string()).collect::<Vec<_>>())
+            .unwrap_or_default();
+        Lang::from_browser(&languages)
+    }
+
+    /// Sets `<html lang>`, so that screen readers, fonts and translation
+    /// tools know the page's language.
+    pub fn apply_to_document(self) {
+        if let Some(root) = web_sys::window().and_then(|w| w.document()).and_then(|d| d.document_element()) {
+            let _ = root.set_attribute("lang", if self == Lang::Zh { "zh-CN" } else { "en" });
+        }
+    }
+
+    /// A step summary as the page shows it: English as the core wrote it;
+    /// in Chinese its rendering (identifiers marked `translate="no"`),
+    /// with the English original on hover, or the English as is when no
+    /// template knows it.
+    pub fn summary(self, kind: &str, en: &str) -> yew::Html {
+        use yew::html;
+        let pieces = match self {
+            Lang::Zh => summaries::zh(kind, en),
+            Lang::En => None,
+        };
+        match pieces {
+            None => html! { { en.to_string() } },
+            Some(pieces) => html! {
+                <span class="kz-tr" translate="no" lang="zh-CN" title={en.to_string()}>
+                    { for pieces.into_iter().map(|p| match p {
+                        summaries::Piece::Text(t) => html! { <span translate="yes">{ t }</span> },
+                        summaries::Piece::Verbatim(v) => html! { { v } },
+                    }) }
+                </span>
+            },
+        }
+    }
+
+    /// A summary as plain text (for an `aria-label`).
+    pub fn summary_text(self, kind: &str, en: &str) -> String {
+        match self {
+            Lang::Zh => summaries::zh_text(kind, en).unwrap_or_else(|| en.to_string()),
+            Lang::En => en.to_string(),
+        }
+    }
+
     /// A method's own step numbering: "step 3 of 11" / "第3步（共11步）".
     pub fn step_of(self, n: u64, of: u64) -> String {
         match self {
@@ -76,7 +176,7 @@ const TABLE: &[(&str, &str)] = &[
     ("Keyboard shortcuts", "键盘快捷键"),
     ("Close", "关闭"),
     ("ZooKeeper", "ZooKeeper"),
-    ("Brokers", "Broker"),
+    ("Brokers", "broker"),
     ("Partitions", "分区"),
     ("What each actor believes", "各方眼中的状态"),
     ("Event log", "事件日志"),
@@ -91,13 +191,13 @@ const TABLE: &[(&str, &str)] = &[
     ("paused", "已暂停"),
     ("stopped", "已停止"),
     ("shutting-down", "正在关闭"),
-    ("controller", "控制器"),
-    ("zombie controller", "僵尸控制器"),
-    ("broker epoch", "broker 纪元"),
-    ("session", "会话"),
+    ("controller", "controller"),
+    ("zombie controller", "僵尸 controller"),
+    ("broker epoch", "broker epoch"),
+    ("session", "session"),
     ("expires in", "过期倒计时"),
     ("log dirs", "日志目录"),
-    ("controller queue", "控制器事件队列"),
+    ("controller queue", "controller 事件队列"),
     ("kill", "杀死"),
     ("shutdown", "优雅关闭"),
     ("start", "启动"),
@@ -109,36 +209,178 @@ const TABLE: &[(&str, &str)] = &[
     ("resume fetch", "恢复拉取"),
     ("leader", "leader"),
     ("replicas", "副本"),
-    ("leader epoch", "leader 纪元"),
+    ("leader epoch", "leader epoch"),
     ("No partitions yet.", "还没有分区。"),
     ("No brokers: this scenario is a bare ZooKeeper.", "没有 broker：这个场景只有 ZooKeeper。"),
     ("Select a znode to see its data and stat.", "选择一个 znode 查看数据和 stat。"),
     ("data", "数据"),
     ("Before the first step.", "第一步之前。"),
-    ("all actors", "所有参与者"),
+    ("all actors", "所有角色"),
     ("all kinds", "所有类型"),
-    ("Filter by actor", "按参与者筛选"),
+    ("Filter by actor", "按角色筛选"),
     ("Filter by kind", "按类型筛选"),
     ("end of the script", "脚本结束"),
     ("Apply a built-in scenario", "选择内置场景"),
     ("Type a scenario action, e.g. kill broker 1", "输入一个场景操作，例如 kill broker 1"),
     ("ZooKeeper's truth", "ZooKeeper 中的事实"),
-    ("controller's cache", "控制器缓存"),
+    ("controller's cache", "controller 的缓存"),
     ("metadata cache", "元数据缓存"),
     ("live brokers", "存活的 broker"),
     ("differs from ZooKeeper", "与 ZooKeeper 不一致"),
     ("The last ZooKeeper requests, watch notifications and control requests.", "最近的 ZooKeeper 请求、watch 通知和控制请求。"),
     ("Nothing sent yet.", "还没有消息。"),
     ("Templates", "模板"),
+    // The header, the footer and the language switch.
+    ("Language", "语言"),
+    ("Kafka 2.8.2 on ZooKeeper 3.8, simulated step by step in your browser.", "运行在 ZooKeeper 3.8 之上的 Kafka 2.8.2，在你的浏览器里一步一步模拟。"),
+    ("virtual time", "虚拟时间"),
+    ("Error", "出错"),
+    ("your action", "你的操作"),
+    // Playback and the help overlay.
+    ("Playback", "播放控制"),
+    ("Space", "空格键"),
+    ("the script has ended; an action here plays the cluster on for 60 s", "脚本已结束；此时的操作会让集群再运行 60 s"),
+    ("Keys work when the focus is not in a text field. Stepping back and then acting (a broker's buttons, the console) branches a new future from that step.", "焦点不在输入框里时快捷键才起作用。后退几步再操作（broker 卡片上的按钮或控制台），会从那一步分出一个新的未来。"),
+    (" Press → to take the first step, Space to play.", "按 → 走第一步，按空格键播放。"),
+    // Brokers.
+    ("declared by the script; not started yet", "脚本已声明，尚未启动"),
+    ("zombie", "僵尸"),
+    ("listener", "监听地址"),
+    ("online", "在线"),
+    ("offline", "离线"),
+    ("fetching", "拉取"),
+    ("idle", "空闲"),
+    ("actions on broker {}", "broker {} 的操作"),
+    ("{} broker {}", "{} broker {}"),
+    ("{} {} on broker {}", "broker {2} 的{0} {1}"),
+    ("broker {} ({})", "broker {}（{}）"),
+    // Partitions and beliefs.
+    ("the controller's partition state machine", "controller 的分区状态机"),
+    ("in sync", "已同步"),
+    ("assigned replica", "分配的副本"),
+    ("none (-1)", "无 (-1)"),
+    ("replica", "副本"),
+    ("role", "角色"),
+    ("state", "状态"),
+    ("follower", "follower"),
+    ("unknown", "未知"),
+    ("registered", "已注册"),
+    ("live", "存活"),
+    ("epoch", "epoch"),
+    // This step, checkpoints, the event log.
+    ("passed", "通过"),
+    ("failed", "失败"),
+    ("pending", "未检查"),
+    ("go to step {}", "跳到第 {} 步"),
+    ("go to step {}: {}", "跳到第 {} 步：{}"),
+    ("actual", "实际"),
+    ("… {} earlier steps (scrub back to see them)", "……之前还有 {} 步（拖动时间线回去查看）"),
+    ("zk-request", "ZooKeeper 请求"),
+    ("zk-result", "控制台结果"),
+    ("zk-session", "ZooKeeper session"),
+    ("watch-event", "watch 通知"),
+    ("controller-event", "controller 事件"),
+    ("controller-step", "controller 步骤"),
+    ("control-request", "控制请求"),
+    ("broker", "broker"),
+    ("session-expired", "session 过期"),
+    ("scheduled-task", "定时任务"),
+    ("replica-fetch", "副本拉取"),
+    ("isr-change", "ISR 变更"),
+    ("produce", "生产"),
+    ("action", "操作"),
+    ("admin", "管理工具"),
+    ("config-change", "配置变更"),
+    ("log-dir", "日志目录"),
+    // The ZooKeeper tree.
+    ("ephemeral", "临时"),
+    ("sequential", "顺序"),
+    ("watch", "watch"),
+    ("znode tree", "znode 树"),
+    ("Expand {}", "展开 {}"),
+    ("Collapse {}", "折叠 {}"),
+    ("ephemeral, owned by {}", "临时节点，属于 {}"),
+    ("{} watch by {}", "{1} 设置的{0} watch"),
+    ("deleted this step", "这一步被删除"),
+    ("{} does not exist at this step.", "{} 在这一步不存在。"),
+    ("(empty)", "（空）"),
+    ("watches", "watch"),
+    (" {} watch", "：{} watch"),
+    ("exists", "存在"),
+    ("child", "子节点"),
+    ("sessions ({})", "session（{} 个）"),
+    ("owner", "所有者"),
+    ("ephemeral znodes", "临时 znode"),
+    ("{} of {}", "{}（共 {}）"),
+    // The sequence diagram.
+    ("session {}", "session {}"),
+    // The console, the forms and the editor.
+    ("any scenario action or zk line, taken now: it is the next step", "任何场景操作或 zk 命令，立即执行：它就是下一步"),
+    ("scenario action", "场景操作"),
+    ("The script has ended: an action here lets the cluster play on for another 60 s of virtual time, long enough to watch it react (a kill leads to a session expiry and a new controller).", "脚本已经结束：此时的操作会让集群在虚拟时间里再运行 60 s，足够看清它的反应（杀死一个 broker 会导致 session 过期，并选出新的 controller）。"),
+    ("template: {}", "模板：{}"),
+    ("actions taken", "已执行的操作"),
+    ("admin actions", "管理操作"),
+    ("create topic", "创建主题"),
+    ("delete topic", "删除主题"),
+    ("alter config", "修改配置"),
+    ("reassign", "分区重分配"),
+    ("elect preferred", "选举优先副本"),
+    ("zk session", "zk session"),
+    ("zk create", "zk 创建"),
+    ("zk get -w", "zk get -w"),
+    ("zk ls -w", "zk ls -w"),
+    ("name", "名称"),
+    ("partitions", "分区数"),
+    ("replication-factor", "副本因子"),
+    ("partition", "分区"),
+    ("messages", "消息数"),
+    ("entity type", "实体类型"),
+    ("entity name", "实体名称"),
+    ("set KEY=VALUE", "设置 KEY=VALUE"),
+    ("partitions (blank: all)", "分区（留空表示全部）"),
+    ("column {}: {}", "第 {} 列：{}"),
+    ("(your own)", "（你自己的）"),
+    ("the scenario language; Load plays it and puts it in the address (#kzs=…)", "场景语言；点“加载”运行它，并把它写进地址（#kzs=…）"),
+    ("scenario text", "场景文本"),
+    ("line {}: ", "第 {} 行："),
 ];
 
 /// Finding English left in Chinese text (the native tests use it; the
 /// browser test `tests/browser/i18n.test.mjs` applies the same rules).
 #[cfg(test)]
 pub mod prose {
-    /// Kafka's terms that Chinese writing keeps in Latin letters, and units.
-    pub const ALLOWED: &[&str] =
-        &["kafka", "zookeeper", "broker", "controller", "leader", "follower", "znode", "session", "watch", "epoch", "czxid", "ms", "s", "m", "h"];
+    /// Kafka's terms that Chinese writing keeps in Latin letters, ZooKeeper's
+    /// operation names, units and key names (compared lower-cased).
+    pub const ALLOWED: &[&str] = &[
+        "kafka",
+        "zookeeper",
+        "broker",
+        "controller",
+        "leader",
+        "follower",
+        "znode",
+        "session",
+        "watch",
+        "epoch",
+        "czxid",
+        // ZooKeeper's operations, named as zkCli and the trace name them.
+        "create",
+        "delete",
+        "set",
+        "get",
+        "ls",
+        "stat",
+        "multi",
+        "exists",
+        // Units, and the keys named on a keyboard.
+        "ms",
+        "s",
+        "m",
+        "h",
+        "home",
+        "end",
+    ];
 
     /// A word of letters only that is neither an acronym (`ISR`), nor
     /// camelCase (`NodeExists`), nor an allowed term: English prose.

@@ -508,10 +508,14 @@ mod tests {
             ]
         );
         assert_eq!(
-            zh_text("control-request", "send LeaderAndIsr (t-0 leader 2 epoch 0 isr [2, 1]; t-1 leader 1 epoch 0 isr [1, 2]) to broker 2").unwrap(),
+            zh_text("control-request", "send LeaderAndIsr (t-0 leader 2 epoch 0 isr [2, 1]; t-1 leader 1 epoch 0 isr [1, 2]) to broker 2")
+                .unwrap(),
             "向 broker 2 发送 LeaderAndIsr（t-0 leader 2 epoch 0 ISR [2, 1]；t-1 leader 1 epoch 0 ISR [1, 2]）"
         );
-        assert_eq!(zh_text("zk-request", "get /controller (watch) → NoNode").unwrap(), "get /controller（并设置 watch）→ NoNode（节点不存在）");
+        assert_eq!(
+            zh_text("zk-request", "get /controller (watch) → NoNode").unwrap(),
+            "get /controller（并设置 watch）→ NoNode（节点不存在）"
+        );
         assert_eq!(zh("broker", "something the table does not know"), None);
     }
 }

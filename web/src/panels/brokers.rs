@@ -57,7 +57,7 @@ pub fn brokers(p: &BrokersProps) -> Html {
         <section class="kz-panel kz-brokers" aria-labelledby="kz-brokers-h">
             <h2 id="kz-brokers-h" class="kz-panel-title">{ p.lang.t("Brokers") }
                 if let (Some(c), Some(e)) = (view.controller, view.controller_epoch) {
-                    <span class="kz-panel-note">{ format!("/controller → {c}, /controller_epoch = {e}") }</span>
+                    <span class="kz-panel-note" translate="no">{ format!("/controller → {c}, /controller_epoch = {e}") }</span>
                 }
             </h2>
             if view.brokers.is_empty() && p.declared == 0 {
@@ -77,13 +77,13 @@ pub fn brokers(p: &BrokersProps) -> Html {
 fn not_yet(id: i32, lang: Lang) -> Html {
     html! {
         <article key={id} class={classes!("kz-broker", format::broker_class(id), "kz-state-stopped")}
-            data-testid="broker" data-broker-id={id.to_string()} data-state="stopped" aria-label={format!("broker {id} (stopped)")}>
+            data-testid="broker" data-broker-id={id.to_string()} data-state="stopped" aria-label={lang.f("broker {} ({})", &[&id, &lang.t("stopped")])}>
             <header class="kz-broker-head">
                 <span class="kz-dot"></span>
                 <span class="kz-broker-name">{ format!("broker {id}") }</span>
                 <span class="kz-state kz-state-badge-stopped">{ lang.t("stopped") }</span>
             </header>
-            <p class="kz-muted">{ "declared by the script; not started yet" }</p>
+            <p class="kz-muted">{ lang.t("declared by the script; not started yet") }</p>
         </article>
     }
 }
@@ -100,7 +100,7 @@ fn card(b: &BrokerView, view: &View, lang: Lang, on: &Callback<Action>) -> Html 
         <article key={b.id} class={classes!("kz-broker", format::broker_class(b.id), state_class, b.controller.then_some("kz-is-controller"))}
             data-testid="broker" data-broker-id={b.id.to_string()} data-state={b.state}
             data-controller={b.controller.then_some("true")} data-zombie={b.zombie.then_some("true")}
-            aria-label={format!("broker {} ({})", b.id, b.state)}>
+            aria-label={lang.f("broker {} ({})", &[&b.id, &t(b.state)])}>
             <header class="kz-broker-head">
                 <span class="kz-dot"></span>
                 <span class="kz-broker-name">{ format!("broker {}", b.id) }</span>
@@ -110,7 +110,7 @@ fn card(b: &BrokerView, view: &View, lang: Lang, on: &Callback<Action>) -> Html 
                         title={if b.zombie { t("zombie controller") } else { t("controller") }}>
                         { icons::crown(b.zombie) }
                         { format!("e={}", b.controller_epoch.unwrap_or_default()) }
-                        if b.zombie { <span class="kz-zombie-word">{ " zombie" }</span> }
+                        if b.zombie { <span class="kz-zombie-word">{ format!(" {}", t("zombie")) }</span> }
                     </span>
                 }
             </header>
@@ -127,45 +127,45 @@ fn card(b: &BrokerView, view: &View, lang: Lang, on: &Callback<Action>) -> Html 
                         </div>
                     }
                 </dd>
-                <dt>{ "listener" }</dt>
-                <dd>{ format!("{}:{}", b.host, b.port) }</dd>
+                <dt>{ t("listener") }</dt>
+                <dd translate="no">{ format!("{}:{}", b.host, b.port) }</dd>
                 <dt>{ t("log dirs") }</dt>
                 <dd class="kz-dirs">
                     { for b.log_dirs.iter().enumerate().map(|(k, ok)| html! {
-                        <span class={classes!("kz-dir", if *ok { "kz-ok" } else { "kz-bad" })} title={format!("/var/kafka/data-{k}: {}", if *ok { "online" } else { "offline" })}>
+                        <span class={classes!("kz-dir", if *ok { "kz-ok" } else { "kz-bad" })} title={format!("/var/kafka/data-{k}: {}", t(if *ok { "online" } else { "offline" }))}>
                             { format!("{} data-{k}", if *ok { "●" } else { "✕" }) }
                         </span>
                     }) }
                 </dd>
                 if b.fetch_paused {
-                    <dt>{ "fetching" }</dt><dd class="kz-warn">{ "paused" }</dd>
+                    <dt>{ t("fetching") }</dt><dd class="kz-warn">{ t("paused") }</dd>
                 }
             </dl>
             if b.controller {
                 <div class="kz-queue">
                     <div class="kz-queue-title">{ t("controller queue") }</div>
                     if let Some(busy) = &b.controller_busy_with {
-                        <div class="kz-queue-busy">{ format!("▶ {busy}") }</div>
+                        <div class="kz-queue-busy" translate="no">{ format!("▶ {busy}") }</div>
                     }
                     if b.controller_queue.is_empty() && b.controller_busy_with.is_none() {
-                        <div class="kz-muted">{ "idle" }</div>
+                        <div class="kz-muted">{ t("idle") }</div>
                     }
-                    <ol class="kz-queue-list">
+                    <ol class="kz-queue-list" translate="no">
                         { for b.controller_queue.iter().map(|e| html! { <li>{ e }</li> }) }
                     </ol>
                 </div>
             }
-            <div class="kz-actions" role="group" aria-label={format!("actions on broker {}", b.id)}>
+            <div class="kz-actions" role="group" aria-label={lang.f("actions on broker {}", &[&b.id])}>
                 { for actions_for(b).into_iter().map(|(label, command)| html! {
                     <button class={classes!("kz-btn", "kz-btn-small", (label == "kill").then_some("kz-danger"))}
-                        data-action={label.replace(' ', "-")} aria-label={format!("{} broker {}", t(label), b.id)} title={command.clone()}
+                        data-action={label.replace(' ', "-")} aria-label={lang.f("{} broker {}", &[&t(label), &b.id])} title={command.clone()}
                         onclick={act(command)}>{ t(label) }</button>
                 }) }
                 if b.state == "running" {
                     { for b.log_dirs.iter().enumerate().filter(|(_, ok)| **ok).map(|(k, _)| {
                         let command = format!("fail-log-dir broker {} dir {k}", b.id);
                         html! {
-                            <button class="kz-btn kz-btn-small" data-action="fail-log-dir" aria-label={format!("{} {k} on broker {}", t("fail log dir"), b.id)}
+                            <button class="kz-btn kz-btn-small" data-action="fail-log-dir" aria-label={lang.f("{} {} on broker {}", &[&t("fail log dir"), &k, &b.id])}
                                 title={command.clone()} onclick={act(command)}>{ format!("{} {k}", t("fail log dir")) }</button>
                         }
                     }) }

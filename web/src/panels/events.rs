@@ -26,7 +26,7 @@ pub fn explanation(p: &EventsProps) -> Html {
         return html! {
             <section class="kz-panel kz-explain" aria-labelledby="kz-explain-h" data-testid="explanation">
                 <h2 id="kz-explain-h" class="kz-panel-title">{ p.lang.t("This step") }</h2>
-                <p class="kz-muted">{ p.lang.t("Before the first step.") }{ " Press → to take the first step, Space to play." }</p>
+                <p class="kz-muted">{ p.lang.t("Before the first step.") }{ p.lang.t(" Press → to take the first step, Space to play.") }</p>
             </section>
         };
     };
@@ -38,20 +38,20 @@ pub fn explanation(p: &EventsProps) -> Html {
                 <span class="kz-panel-note">{ format!("{} · t = {}", p.lang.step_n(e.step), format::clock(e.time_ms)) }</span>
             </h2>
             <p class="kz-explain-head">
-                <span class={classes!("kz-chip", format::actor_class(&e.actor))}>{ &e.actor }</span>
-                <span class="kz-kind">{ &e.kind }</span>
-                <code class="kz-source">{ &e.source }</code>
+                <span class={classes!("kz-chip", format::actor_class(&e.actor))} translate="no">{ &e.actor }</span>
+                <span class="kz-kind" title={e.kind.clone()}>{ p.lang.word(&e.kind) }</span>
+                <code class="kz-source" translate="no">{ &e.source }</code>
                 if let (Some(n), Some(of)) = (e.detail.get("step").and_then(|v| v.as_u64()), e.detail.get("of").and_then(|v| v.as_u64())) {
                     <span class="kz-method-step" data-testid="method-step">{ p.lang.step_of(n, of) }</span>
                 }
             </p>
-            <p class="kz-summary" data-testid="step-summary">{ &e.summary }</p>
-            if !format::source_explanation(&e.source).is_empty() {
-                <p class="kz-why kz-why-method" data-testid="method-explanation">{ format::source_explanation(&e.source) }</p>
+            <p class="kz-summary" data-testid="step-summary">{ p.lang.summary(&e.kind, &e.summary) }</p>
+            if !format::source_explanation_in(p.lang, &e.source).is_empty() {
+                <p class="kz-why kz-why-method" data-testid="method-explanation">{ format::source_explanation_in(p.lang, &e.source) }</p>
             }
-            <p class="kz-why">{ format::kind_explanation(&e.kind) }</p>
+            <p class="kz-why">{ format::kind_explanation_in(p.lang, &e.kind) }</p>
             if !pairs.is_empty() {
-                <dl class="kz-detail-pairs">
+                <dl class="kz-detail-pairs" translate="no">
                     { for pairs.into_iter().map(|(k, v)| html! { <><dt>{ k }</dt><dd>{ v }</dd></> }) }
                 </dl>
             }
@@ -96,13 +96,13 @@ pub fn checkpoints(p: &CheckpointsProps) -> Html {
                     });
                     html! {
                         <li class={classes!("kz-check", format!("kz-check-{status}"))} data-testid="checkpoint" data-status={status} data-line={line.to_string()}>
-                            <span class="kz-check-mark" aria-label={status}>{ mark }</span>
+                            <span class="kz-check-mark" aria-label={p.lang.t(status)}>{ mark }</span>
                             <span class="kz-lineno">{ line }</span>
-                            <code>{ *text }</code>
+                            <code translate="no">{ *text }</code>
                             if let Some(o) = outcome {
-                                <button class="kz-link" onclick={go} aria-label={format!("go to step {}", o.step)}>{ format!("#{}", o.step) }</button>
+                                <button class="kz-link" onclick={go} aria-label={p.lang.f("go to step {}", &[&o.step])}>{ format!("#{}", o.step) }</button>
                                 if !o.passed {
-                                    <span class="kz-actual">{ format!(" actual: {}", o.actual) }</span>
+                                    <span class="kz-actual">{ format!(" {}: ", p.lang.t("actual")) }<span translate="no">{ o.actual.to_string() }</span></span>
                                 }
                             }
                         </li>
@@ -152,16 +152,16 @@ pub fn event_log(p: &EventsProps) -> Html {
                 <span class="kz-filters">
                     <select aria-label={t("Filter by actor")} onchange={select(actor_filter.clone())}>
                         <option value="" selected={actor_filter.is_empty()}>{ t("all actors") }</option>
-                        { for actors.iter().map(|a| html! { <option value={a.to_string()} selected={*a == actor_filter.as_str()}>{ *a }</option> }) }
+                        { for actors.iter().map(|a| html! { <option value={a.to_string()} selected={*a == actor_filter.as_str()} translate="no">{ *a }</option> }) }
                     </select>
                     <select aria-label={t("Filter by kind")} onchange={select(kind_filter.clone())}>
                         <option value="" selected={kind_filter.is_empty()}>{ t("all kinds") }</option>
-                        { for kinds.iter().map(|k| html! { <option value={k.to_string()} selected={*k == kind_filter.as_str()}>{ *k }</option> }) }
+                        { for kinds.iter().map(|k| html! { <option value={k.to_string()} selected={*k == kind_filter.as_str()}>{ p.lang.word(k) }</option> }) }
                     </select>
                 </span>
             </h2>
             if from > 0 {
-                <p class="kz-muted kz-log-more">{ format!("… {from} earlier steps (scrub back to see them)") }</p>
+                <p class="kz-muted kz-log-more">{ p.lang.f("… {} earlier steps (scrub back to see them)", &[&from]) }</p>
             }
             <ol class="kz-events" data-testid="event-log" ref={list_ref} aria-label={t("Event log")}>
                 { for trace[from..to].iter().filter(keep).map(|e| {
@@ -174,12 +174,12 @@ pub fn event_log(p: &EventsProps) -> Html {
                     };
                     let class = classes!("kz-event", format::actor_class(&e.actor), current.then_some("kz-event-current"), future.then_some("kz-event-future"));
                     let body = html! {
-                        <button class="kz-event-btn" onclick={go} aria-label={format!("go to step {step}: {}", e.summary)}>
+                        <button class="kz-event-btn" onclick={go} aria-label={p.lang.f("go to step {}: {}", &[&step, &p.lang.summary_text(&e.kind, &e.summary)])}>
                             <span class="kz-event-step">{ step }</span>
                             <span class="kz-event-time">{ format::clock(e.time_ms) }</span>
-                            <span class="kz-event-actor">{ &e.actor }</span>
-                            <span class="kz-event-summary">{ &e.summary }</span>
-                            <code class="kz-event-source">{ &e.source }</code>
+                            <span class="kz-event-actor" translate="no">{ &e.actor }</span>
+                            <span class="kz-event-summary">{ p.lang.summary(&e.kind, &e.summary) }</span>
+                            <code class="kz-event-source" translate="no">{ &e.source }</code>
                         </button>
                     };
                     if future {

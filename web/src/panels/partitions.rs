@@ -40,29 +40,29 @@ fn row(part: &PartitionView, lang: Lang) -> Html {
             data-leader={part.leader.map(|l| l.to_string())} data-isr={format::ids(&part.isr)}
             data-leader-epoch={part.leader_epoch.map(|e| e.to_string())}>
             <div class="kz-part-head">
-                <span class="kz-tp">{ &part.tp }</span>
+                <span class="kz-tp" translate="no">{ &part.tp }</span>
                 if let Some(state) = part.state {
-                    <span class={classes!("kz-pstate", format!("kz-pstate-{state}"))} title="the controller's partition state machine">{ state }</span>
+                    <span class={classes!("kz-pstate", format!("kz-pstate-{state}"))} title={t("the controller's partition state machine")} translate="no">{ state }</span>
                 }
             </div>
             <dl class="kz-part-facts">
                 <dt>{ t("leader") }</dt>
                 <dd>{ match part.leader {
-                    Some(l) if l >= 0 => html! { <>{ "★ " }{ chip(l, Some("kz-leader"), "leader".into()) }</> },
-                    Some(_) => html! { <span class="kz-bad">{ "none (-1)" }</span> },
+                    Some(l) if l >= 0 => html! { <>{ "★ " }{ chip(l, Some("kz-leader"), t("leader").into()) }</> },
+                    Some(_) => html! { <span class="kz-bad">{ t("none (-1)") }</span> },
                     None => html! { "—" },
                 } }</dd>
                 <dt>{ "ISR" }</dt>
-                <dd class="kz-chips">{ for part.isr.iter().map(|i| chip(*i, None, "in sync".into())) }</dd>
+                <dd class="kz-chips">{ for part.isr.iter().map(|i| chip(*i, None, t("in sync").into())) }</dd>
                 <dt>{ t("leader epoch") }</dt>
                 <dd>{ part.leader_epoch.map(|e| e.to_string()).unwrap_or_else(|| "—".into()) }</dd>
                 <dt>{ "zkVersion" }</dt>
                 <dd>{ part.zk_version.map(|e| e.to_string()).unwrap_or_else(|| "—".into()) }</dd>
                 <dt>{ t("replicas") }</dt>
-                <dd class="kz-chips">{ for part.replicas.iter().map(|i| chip(*i, None, "assigned replica".into())) }</dd>
+                <dd class="kz-chips">{ for part.replicas.iter().map(|i| chip(*i, None, t("assigned replica").into())) }</dd>
             </dl>
             <table class="kz-replicas">
-                <thead><tr><th>{"replica"}</th><th>{"role"}</th><th class="kz-bar-col">{"LEO / HW"}</th><th>{"state"}</th></tr></thead>
+                <thead><tr><th>{ t("replica") }</th><th>{ t("role") }</th><th class="kz-bar-col">{"LEO / HW"}</th><th>{ t("state") }</th></tr></thead>
                 <tbody>
                     { for part.replica_views.iter().map(|r| {
                         let leo = r.leo.unwrap_or(0);
@@ -72,7 +72,7 @@ fn row(part: &PartitionView, lang: Lang) -> Html {
                         html! {
                             <tr class={classes!(r.offline.then_some("kz-offline"), (!r.in_isr).then_some("kz-out-of-isr"))}>
                                 <td>{ chip(r.broker, None, format!("broker {}", r.broker)) }{ if r.in_isr { " ✓" } else { "" } }</td>
-                                <td>{ if r.offline { "offline" } else { r.role } }</td>
+                                <td>{ if r.offline { t("offline") } else { lang.word(r.role) } }</td>
                                 <td class="kz-bar-col">
                                     if r.leo.is_some() {
                                         <div class={classes!("kz-bar", format::broker_class(r.broker), lagging.then_some("kz-lagging"))} {style}
@@ -82,7 +82,7 @@ fn row(part: &PartitionView, lang: Lang) -> Html {
                                         <span class="kz-muted">{ "—" }</span>
                                     }
                                 </td>
-                                <td class="kz-rstate">{ r.state.unwrap_or("—") }</td>
+                                <td class="kz-rstate" translate="no">{ r.state.unwrap_or("—") }</td>
                             </tr>
                         }
                     }) }
@@ -102,12 +102,12 @@ pub fn beliefs_panel(p: &PartitionsProps) -> Html {
     let claim_cells = |claim: &Option<beliefs::Leadership>, differs: [bool; 3]| match claim {
         Some((l, e, isr)) => html! {
             <>
-                { cell(differs[0], html! { if *l >= 0 { { chip(*l, None, "leader".into()) } } else { { "-1" } } }) }
+                { cell(differs[0], html! { if *l >= 0 { { chip(*l, None, t("leader").into()) } } else { { "-1" } } }) }
                 { cell(differs[1], html! { { e } }) }
                 { cell(differs[2], html! { <span class="kz-chips">{ for isr.iter().map(|i| chip(*i, None, "ISR".into())) }</span> }) }
             </>
         },
-        None => html! { <td colspan="3" class={classes!(differs.iter().any(|d| *d).then_some("kz-differs"))}>{ "unknown" }</td> },
+        None => html! { <td colspan="3" class={classes!(differs.iter().any(|d| *d).then_some("kz-differs"))}>{ t("unknown") }</td> },
     };
     html! {
         <section class="kz-panel kz-beliefs" aria-labelledby="kz-beliefs-h" data-testid="beliefs">
@@ -116,11 +116,11 @@ pub fn beliefs_panel(p: &PartitionsProps) -> Html {
                 <table class="kz-table kz-belief-table">
                     <caption>{ t("live brokers") }</caption>
                     <tbody>
-                        <tr><th>{ t("ZooKeeper's truth") }</th><td class="kz-chips">{ for registered.iter().map(|i| chip(*i, None, "registered".into())) }</td></tr>
+                        <tr><th>{ t("ZooKeeper's truth") }</th><td class="kz-chips">{ for registered.iter().map(|i| chip(*i, None, t("registered").into())) }</td></tr>
                         { for live.iter().map(|(id, list, differs)| html! {
                             <tr class={classes!(differs.then_some("kz-row-differs"))}>
                                 <th>{ chip(*id, None, format!("broker {id}")) }{ " " }{ t("metadata cache") }</th>
-                                { cell(*differs, html! { <span class="kz-chips">{ for list.iter().map(|i| chip(*i, None, "live".into())) }</span> }) }
+                                { cell(*differs, html! { <span class="kz-chips">{ for list.iter().map(|i| chip(*i, None, t("live").into())) }</span> }) }
                             </tr>
                         }) }
                     </tbody>
@@ -130,7 +130,7 @@ pub fn beliefs_panel(p: &PartitionsProps) -> Html {
                 let rows = beliefs::partition_beliefs(part, &view.brokers, controller);
                 html! {
                     <table class="kz-table kz-belief-table" key={part.tp.clone()}>
-                        <caption>{ &part.tp }</caption>
+                        <caption translate="no">{ &part.tp }</caption>
                         <thead><tr><th></th><th>{ t("leader") }</th><th>{ "epoch" }</th><th>{ "ISR" }</th></tr></thead>
                         <tbody>
                             { for rows.iter().map(|b| {

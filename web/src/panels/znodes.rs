@@ -63,6 +63,7 @@ pub fn znodes(p: &ZnodesProps) -> Html {
         let sandbox = p.snap.sandbox.borrow();
         recent_writes(sandbox.trace(), view.step as usize, 3)
     };
+    let lang = p.lang;
     let rows = view.znodes.iter().filter(|z| !hidden(&z.path, &collapsed)).map(|z| {
         let path = z.path.clone();
         let is_collapsed = collapsed.contains(&z.path);
@@ -105,7 +106,7 @@ pub fn znodes(p: &ZnodesProps) -> Html {
         let indent = format!("--depth: {}", z.depth);
         let twisty = if z.children > 0 {
             html! {
-                <button class="kz-twisty" aria-label={format!("{} {}", if is_collapsed { "Expand" } else { "Collapse" }, z.path)}
+                <button class="kz-twisty" aria-label={lang.f(if is_collapsed { "Expand {}" } else { "Collapse {}" }, &[&z.path])}
                     aria-expanded={(!is_collapsed).to_string()} onclick={toggle}>{ if is_collapsed { "▸" } else { "▾" } }</button>
             }
         } else {
@@ -115,21 +116,21 @@ pub fn znodes(p: &ZnodesProps) -> Html {
         let inner = html! {
             <>
                 { twisty }
-                <span class="kz-zname">{ &z.name }</span>
+                <span class="kz-zname" translate="no">{ &z.name }</span>
                 if z.ephemeral {
                     <span class={classes!("kz-badge", "kz-badge-e", z.owner.as_deref().map(format::actor_class))}
-                        title={format!("ephemeral, owned by {}", z.owner.clone().unwrap_or_default())}>{ "E" }</span>
+                        title={lang.f("ephemeral, owned by {}", &[&z.owner.clone().unwrap_or_default()])}>{ "E" }</span>
                 }
                 if z.sequential {
-                    <span class="kz-badge kz-badge-s" title="sequential">{ "S" }</span>
+                    <span class="kz-badge kz-badge-s" title={lang.t("sequential")}>{ "S" }</span>
                 }
                 { for z.watchers.iter().map(|w| html! {
-                    <span class={classes!("kz-watch", format::actor_class(&w.owner))} title={format!("{} watch by {}", w.kind, w.owner)}>
-                        { icons::eye() }<span class="kz-watch-kind">{ &w.kind[..1] }</span>
+                    <span class={classes!("kz-watch", format::actor_class(&w.owner))} title={lang.f("{} watch by {}", &[&lang.word(w.kind), &w.owner])}>
+                        { icons::eye() }<span class="kz-watch-kind" translate="no">{ &w.kind[..1] }</span>
                     </span>
                 }) }
                 if !preview.is_empty() {
-                    <span class="kz-zdata">{ preview }</span>
+                    <span class="kz-zdata" translate="no">{ preview }</span>
                 }
             </>
         };
@@ -138,7 +139,7 @@ pub fn znodes(p: &ZnodesProps) -> Html {
             // `data-znode-path` (the node no longer exists).
             html! {
                 <li key={format!("deleted:{path}")} class={class} role="treeitem" aria-level={(z.depth + 1).to_string()} style={indent}
-                    data-deleted-path={path.clone()} title="deleted this step">{ inner }</li>
+                    data-deleted-path={path.clone()} title={lang.t("deleted this step")}>{ inner }</li>
             }
         } else {
             html! {
@@ -152,19 +153,19 @@ pub fn znodes(p: &ZnodesProps) -> Html {
     html! {
         <section class="kz-panel kz-zk" aria-labelledby="kz-zk-h">
             <h2 id="kz-zk-h" class="kz-panel-title"><span class="kz-dot kz-czk"></span>{ p.lang.t("ZooKeeper") }
-                <span class="kz-legend"><span class="kz-badge kz-badge-e">{"E"}</span>{" ephemeral "}<span class="kz-badge kz-badge-s">{"S"}</span>{" sequential "}{ icons::eye() }{" watch"}</span>
+                <span class="kz-legend"><span class="kz-badge kz-badge-e">{"E"}</span>{ format!(" {} ", p.lang.t("ephemeral")) }<span class="kz-badge kz-badge-s">{"S"}</span>{ format!(" {} ", p.lang.t("sequential")) }{ icons::eye() }{" watch"}</span>
             </h2>
-            <ul class="kz-tree" data-testid="znode-tree" role="tree" aria-label="znode tree">
+            <ul class="kz-tree" data-testid="znode-tree" role="tree" aria-label={p.lang.t("znode tree")}>
                 { for rows }
             </ul>
             <div class="kz-znode-detail" data-testid="znode-detail" aria-live="polite">
                 { match (selected.as_ref(), selected_node) {
                     (_, Some(z)) => detail(z, p.lang),
-                    (Some(path), None) => html! { <p class="kz-muted">{ format!("{path} does not exist at this step.") }</p> },
+                    (Some(path), None) => html! { <p class="kz-muted">{ p.lang.f("{} does not exist at this step.", &[path]) }</p> },
                     (None, None) => html! { <p class="kz-muted">{ p.lang.t("Select a znode to see its data and stat.") }</p> },
                 } }
             </div>
-            { sessions(view) }
+            { sessions(view, p.lang) }
         </section>
     }
 }
@@ -192,21 +193,25 @@ fn detail(z: &ZnodeView, lang: Lang) -> Html {
     let data = format::pretty_json(&z.data).unwrap_or_else(|| z.data.clone());
     html! {
         <>
-            <h3 class="kz-detail-path"><code>{ &z.path }</code></h3>
+            <h3 class="kz-detail-path"><code translate="no">{ &z.path }</code></h3>
             <div class="kz-detail-grid">
                 <div>
                     <h4>{ lang.t("data") }</h4>
-                    <pre class="kz-data" data-testid="znode-data">{ if data.is_empty() { "(empty)".to_string() } else { data } }</pre>
+                    if data.is_empty() {
+                        <pre class="kz-data" data-testid="znode-data">{ lang.t("(empty)") }</pre>
+                    } else {
+                        <pre class="kz-data" data-testid="znode-data" translate="no">{ data }</pre>
+                    }
                     if !z.watchers.is_empty() {
-                        <h4>{ "watches" }</h4>
+                        <h4>{ lang.t("watches") }</h4>
                         <ul class="kz-plain">
                             { for z.watchers.iter().map(|w| html! {
-                                <li><span class={classes!("kz-chip", format::actor_class(&w.owner))}>{ &w.owner }</span>{ format!(" {} watch", w.kind) }</li>
+                                <li><span class={classes!("kz-chip", format::actor_class(&w.owner))} translate="no">{ &w.owner }</span>{ lang.f(" {} watch", &[&lang.word(w.kind)]) }</li>
                             }) }
                         </ul>
                     }
                 </div>
-                <dl class="kz-stat" data-testid="znode-stat">
+                <dl class="kz-stat" data-testid="znode-stat" translate="no">
                     { for stat.into_iter().map(|(k, v)| html! { <><dt>{ k }</dt><dd>{ v }</dd></> }) }
                 </dl>
             </div>
@@ -214,24 +219,24 @@ fn detail(z: &ZnodeView, lang: Lang) -> Html {
     }
 }
 
-fn sessions(view: &View) -> Html {
+fn sessions(view: &View, lang: Lang) -> Html {
     if view.sessions.is_empty() {
         return Html::default();
     }
     html! {
         <details class="kz-sessions" open=true>
-            <summary>{ format!("sessions ({})", view.sessions.len()) }</summary>
+            <summary>{ lang.f("sessions ({})", &[&view.sessions.len()]) }</summary>
             <table class="kz-table">
-                <thead><tr><th>{"owner"}</th><th>{"expires in"}</th><th title="ephemeral znodes">{"E"}</th></tr></thead>
+                <thead><tr><th>{ lang.t("owner") }</th><th>{ lang.t("expires in") }</th><th title={lang.t("ephemeral znodes")}>{"E"}</th></tr></thead>
                 <tbody>
                     { for view.sessions.iter().map(|s| {
                         let pct = if s.timeout_ms == 0 { 0.0 } else { s.expires_in_ms as f64 * 100.0 / s.timeout_ms as f64 };
                         html! {
                             <tr>
-                                <td><span class={classes!("kz-chip", format::actor_class(&s.owner))} title={format!("session {}", s.id)}>{ &s.owner }</span></td>
+                                <td><span class={classes!("kz-chip", format::actor_class(&s.owner))} title={format!("session {}", s.id)} translate="no">{ &s.owner }</span></td>
                                 <td>
                                     <span class="kz-meter" style={format!("--pct: {pct:.1}%")}></span>
-                                    { format!(" {} of {}", format::countdown(s.expires_in_ms), format::countdown(s.timeout_ms)) }
+                                    { format!(" {}", lang.f("{} of {}", &[&format::countdown(s.expires_in_ms), &format::countdown(s.timeout_ms)])) }
                                 </td>
                                 <td>{ s.ephemerals }</td>
                             </tr>
