@@ -63,6 +63,8 @@ pub fn app() -> Html {
             }
         });
     }
+    // `<html lang>` follows the interface language.
+    use_effect_with(state.lang, |lang| lang.apply_to_document());
     // The title says where we are.
     {
         let title = match &state.source {
@@ -90,7 +92,7 @@ pub fn app() -> Html {
         .problem
         .iter()
         .map(|p| p.message.clone())
-        .chain(snap.as_ref().and_then(|s| s.view.error.clone()).map(|e| format::run_error(&state.file, &e)))
+        .chain(snap.as_ref().and_then(|s| s.view.error.clone()).map(|e| format::run_error_in(state.lang, &state.file, &e)))
         .collect();
     let (step, known, end, time_ms, checkpoints) = match &snap {
         Some(s) => (
@@ -112,16 +114,21 @@ pub fn app() -> Html {
                 <p class="kz-tagline kz-noembed">{ t("Watch Kafka's ZooKeeper-era control plane work, one step at a time.") }</p>
                 <div class="kz-header-tools">
                     <Picker source={state.source.clone()} {lang} on={on.clone()} />
-                    <nav class="kz-langs kz-noembed" aria-label="language">
-                        <a href={lang_link(crate::i18n::Lang::En)} aria-current={(lang == crate::i18n::Lang::En).then_some("true")}>{ "EN" }</a>
-                        <a href={lang_link(crate::i18n::Lang::Zh)} aria-current={(lang == crate::i18n::Lang::Zh).then_some("true")}>{ "中文" }</a>
+                    <nav class="kz-langs kz-noembed" aria-label={t("Language")} data-testid="lang-switch">
+                        <a href={lang_link(crate::i18n::Lang::En)} aria-current={(lang == crate::i18n::Lang::En).then_some("true")}
+                            lang="en" hreflang="en" translate="no" title="English" data-lang="en">{ "EN" }</a>
+                        <a href={lang_link(crate::i18n::Lang::Zh)} aria-current={(lang == crate::i18n::Lang::Zh).then_some("true")}
+                            lang="zh-CN" hreflang="zh" translate="no" title="中文" data-lang="zh">{ "中文" }</a>
                     </nav>
                 </div>
             </header>
             <div class="kz-sticky">
                 <Controls {step} {known} {end} {time_ms} {checkpoints} playing={state.playing} speed={state.speed} to_end={state.to_end} {lang} on={on.clone()} />
             </div>
-            { for errors.iter().map(|e| html! { <p class="kz-error" data-testid="error" role="alert">{ e }</p> }) }
+            { for errors.iter().map(|e| html! { <p class="kz-error" data-testid="error" role="alert">
+                if lang == crate::i18n::Lang::Zh { { format!("{}：", t("Error")) } }
+                <span translate="no">{ e }</span>
+            </p> }) }
             if let Some(snap) = &snap {
                 <main class="kz-grid">
                     <div class="kz-col kz-col-zk">
@@ -160,8 +167,8 @@ pub fn app() -> Html {
                 <Help {lang} on={on.clone()} />
             }
             <footer class="kz-footer kz-noembed">
-                { "Kafka 2.8.2 on ZooKeeper 3.8, simulated step by step in your browser. " }
-                <span class="kz-muted">{ format!("virtual time {}", format::clock(time_ms)) }</span>
+                { format!("{} ", t("Kafka 2.8.2 on ZooKeeper 3.8, simulated step by step in your browser.")) }
+                <span class="kz-muted">{ format!("{} {}", t("virtual time"), format::clock(time_ms)) }</span>
             </footer>
         </div>
     }

@@ -133,7 +133,7 @@ impl AppState {
             to_end: false,
             console_error: None,
             embed: address.embed,
-            lang: address.lang.unwrap_or_default(),
+            lang: address.lang.unwrap_or_else(Lang::preferred),
             lang_given: address.lang,
             help: false,
             last_redraw: 0.0,
