@@ -89,15 +89,8 @@ pub fn actor_family(actor: &str) -> &str {
 }
 
 /// A run-time error as the page shows it: `FILE:LINE:COL: error: ...`, or,
-/// for the learner's own actions (line 0), `your action: error: ...`.
-pub fn run_error(file: &str, error: &str) -> String {
-    match error.strip_prefix("0:").and_then(|rest| rest.split_once(": ")) {
-        Some((_, message)) => format!("your action: {message}"),
-        None => format!("{file}:{error}"),
-    }
-}
-
-/// [`run_error`] in the page's language (the core's message stays English).
+/// for the learner's own actions (line 0), `your action: error: ...` (the
+/// frame in the page's language; the core's message stays English).
 pub fn run_error_in(lang: Lang, file: &str, error: &str) -> String {
     match error.strip_prefix("0:").and_then(|rest| rest.split_once(": ")) {
         Some((_, message)) => format!("{}: {message}", lang.t("your action")),
@@ -261,8 +254,9 @@ mod tests {
 
     #[test]
     fn run_errors_name_their_line_or_the_learner() {
-        assert_eq!(run_error("a.kzs", "12:1: error: broker 1 is not running"), "a.kzs:12:1: error: broker 1 is not running");
-        assert_eq!(run_error("a.kzs", "0:1: error: broker 1 is not running"), "your action: error: broker 1 is not running");
+        assert_eq!(run_error_in(Lang::En, "a.kzs", "12:1: error: broker 1 is not running"), "a.kzs:12:1: error: broker 1 is not running");
+        assert_eq!(run_error_in(Lang::En, "a.kzs", "0:1: error: broker 1 is not running"), "your action: error: broker 1 is not running");
+        assert_eq!(run_error_in(Lang::Zh, "a.kzs", "0:1: error: broker 1 is not running"), "你的操作: error: broker 1 is not running");
     }
 
     #[test]

@@ -45,7 +45,7 @@ impl Lang {
 
     /// [`Lang::t`] for words that are not `'static` (a trace kind, a
     /// broker state): the table's word, or the word itself.
-    pub fn word<'a>(self, en: &'a str) -> &'a str {
+    pub fn word(self, en: &str) -> &str {
         match self {
             Lang::En => en,
             Lang::Zh => TABLE.iter().find(|(e, _)| *e == en).map(|(_, z)| *z).unwrap_or(en),
@@ -98,15 +98,19 @@ impl Lang {
 
     /// [`Lang::from_browser`] for this page's browser (English natively).
     pub fn preferred() -> Lang {
-        let languages = web_sys::window()
-            .map(|w| w.navigator().languages().iter().filter_map(|v| v.as_string()).collect::<Vec<_>>())
-            .unwrap_or_default();
+        // Natively (`cargo test`) there is no browser to ask.
+        #[cfg(not(target_arch = "wasm32"))]
+        let languages: Vec<String> = Vec::new();
+        #[cfg(target_arch = "wasm32")]
+        let languages: Vec<String> =
+            web_sys::window().map(|w| w.navigator().languages().iter().filter_map(|v| v.as_string()).collect()).unwrap_or_default();
         Lang::from_browser(&languages)
     }
 
     /// Sets `<html lang>`, so that screen readers, fonts and translation
     /// tools know the page's language.
     pub fn apply_to_document(self) {
+        #[cfg(target_arch = "wasm32")]
         if let Some(root) = web_sys::window().and_then(|w| w.document()).and_then(|d| d.document_element()) {
             let _ = root.set_attribute("lang", if self == Lang::Zh { "zh-CN" } else { "en" });
         }
@@ -436,6 +440,15 @@ mod tests {
         assert_eq!(Lang::En.step_n(3), "step 3");
         assert_eq!(Lang::En.step_of(3, 11), "step 3 of 11");
         assert_eq!(Lang::Zh.step_of(3, 11), "第3步（共11步）");
+        let langs = |l: &[&str]| Lang::from_browser(&l.iter().map(|s| s.to_string()).collect::<Vec<_>>());
+        assert_eq!(langs(&["zh-CN", "en"]), Lang::Zh);
+        assert_eq!(langs(&["zh-TW"]), Lang::Zh);
+        assert_eq!(langs(&["en-US", "zh-CN"]), Lang::En);
+        assert_eq!(langs(&["fr", "zh"]), Lang::Zh);
+        assert_eq!(langs(&["fr"]), Lang::En);
+        assert_eq!(langs(&[]), Lang::En);
+        assert_eq!(Lang::Zh.f("{} {} on broker {}", &[&"日志目录故障", &0, &2]), "broker 2 的日志目录故障 0");
+        assert_eq!(Lang::En.f("{} {} on broker {}", &[&"fail log dir", &0, &2]), "fail log dir 0 on broker 2");
     }
 
     #[test]

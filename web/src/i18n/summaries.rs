@@ -140,7 +140,7 @@ fn matches<'a>(toks: &[Tok], s: &'a str, caps: &mut Vec<&'a str>) -> bool {
         None => s.is_empty(),
         Some(Tok::Lit(lit)) => s.strip_prefix(lit).is_some_and(|rest| matches(&toks[1..], rest, caps)),
         Some(Tok::Hole(_, word)) => {
-            let fits = |cap: &str| !cap.is_empty() && !(*word && cap.contains(' '));
+            let fits = |cap: &str| !(cap.is_empty() || *word && cap.contains(' '));
             match toks.get(1) {
                 None => {
                     caps.push(s);

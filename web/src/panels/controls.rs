@@ -63,10 +63,10 @@ pub fn controls(p: &ControlsProps) -> Html {
     let max = p.known.max(1);
     html! {
         <div class="kz-controls-wrap">
-            <div class="kz-controls" role="toolbar" aria-label="Playback">
+            <div class="kz-controls" role="toolbar" aria-label={t("Playback")}>
                 <button class="kz-btn" data-testid="reset" aria-label={t("Reset to step 0")} title={format!("{} (Home)", t("Reset to step 0"))} onclick={send(Action::Reset)}>{ icons::control("reset") }</button>
                 <button class="kz-btn" data-testid="step-back" aria-label={t("Step back")} title={format!("{} (←)", t("Step back"))} onclick={send(Action::Back)}>{ icons::control("back") }</button>
-                <button class={classes!("kz-btn", "kz-btn-play", p.playing.then_some("kz-on"))} data-testid="play-pause" aria-label={play_label} aria-pressed={p.playing.to_string()} title={format!("{play_label} (Space)")} onclick={send(Action::TogglePlay)}>
+                <button class={classes!("kz-btn", "kz-btn-play", p.playing.then_some("kz-on"))} data-testid="play-pause" aria-label={play_label} aria-pressed={p.playing.to_string()} title={format!("{play_label} ({})", t("Space"))} onclick={send(Action::TogglePlay)}>
                     { icons::control(if p.playing { "pause" } else { "play" }) }
                 </button>
                 <button class="kz-btn" data-testid="step-forward" aria-label={t("Step forward")} title={format!("{} (→)", t("Step forward"))} onclick={send(Action::Forward)}>{ icons::control("forward") }</button>
@@ -85,11 +85,11 @@ pub fn controls(p: &ControlsProps) -> Html {
                     <span class="kz-counter-of">{ format!(" / {}{}", p.known, if p.end.is_some() { "" } else { "+" }) }</span>
                 </span>
                 <span class="kz-clock" title={t("Virtual time")}>
-                    <span class="kz-clock-label">{ "t = " }</span>
+                    <span class="kz-clock-label" translate="no">{ "t = " }</span>
                     <span data-testid="clock" aria-label={t("Virtual time")}>{ format::clock(p.time_ms) }</span>
                 </span>
                 if at_end {
-                    <span class="kz-end-badge" title="the script has ended; an action here plays the cluster on for 60 s">{ t("end of the script") }</span>
+                    <span class="kz-end-badge" title={t("the script has ended; an action here plays the cluster on for 60 s")}>{ t("end of the script") }</span>
                 }
                 <button class="kz-btn kz-btn-help" aria-label={t("Keyboard shortcuts")} aria-keyshortcuts="?" title={format!("{} (?)", t("Keyboard shortcuts"))} onclick={send(Action::Help(None))}>{ "?" }</button>
             </div>
@@ -99,7 +99,7 @@ pub fn controls(p: &ControlsProps) -> Html {
                 <div class="kz-ticks" aria-hidden="true">
                     { for p.checkpoints.iter().map(|(step, passed, text)| {
                         let left = format!("left: {:.3}%", *step as f64 * 100.0 / max as f64);
-                        html! { <span class={classes!("kz-tick", if *passed { "kz-pass" } else { "kz-fail" })} style={left} title={text.clone()}></span> }
+                        html! { <span class={classes!("kz-tick", if *passed { "kz-pass" } else { "kz-fail" })} style={left} title={text.clone()} translate="no"></span> }
                     }) }
                 </div>
             </div>
@@ -133,9 +133,9 @@ pub fn help(p: &HelpProps) -> Html {
             <div class="kz-overlay-box">
                 <h2>{ p.lang.t("Keyboard shortcuts") }</h2>
                 <dl class="kz-keys">
-                    { for keys.iter().map(|(k, what)| html! { <><dt><kbd>{ *k }</kbd></dt><dd>{ p.lang.t(what) }</dd></> }) }
+                    { for keys.iter().map(|(k, what)| html! { <><dt><kbd translate="no">{ *k }</kbd></dt><dd>{ p.lang.t(what) }</dd></> }) }
                 </dl>
-                <p class="kz-muted">{ "Keys work when the focus is not in a text field. Stepping back and then acting (a broker's buttons, the console) branches a new future from that step." }</p>
+                <p class="kz-muted">{ p.lang.t("Keys work when the focus is not in a text field. Stepping back and then acting (a broker's buttons, the console) branches a new future from that step.") }</p>
                 <button class="kz-btn" aria-label={p.lang.t("Close")} onclick={close}>{ p.lang.t("Close") }</button>
             </div>
         </div>

@@ -42,7 +42,7 @@ pub fn sequence(p: &SequenceProps) -> Html {
                     { for d.lanes.iter().enumerate().map(|(i, lane)| html! {
                         <g class={classes!("kz-lane", format::actor_class(lane))}>
                             <line x1={x(i).to_string()} y1="22" x2={x(i).to_string()} y2={height.to_string()} />
-                            <text x={x(i).to_string()} y="14" text-anchor="middle">{ lane }</text>
+                            <text x={x(i).to_string()} y="14" text-anchor="middle" translate="no">{ lane }</text>
                         </g>
                     }) }
                     { for d.msgs.iter().enumerate().map(|(row, m)| {
@@ -55,21 +55,26 @@ pub fn sequence(p: &SequenceProps) -> Html {
                             let (on, step) = (p.on.clone(), m.step);
                             Callback::from(move |_: MouseEvent| on.emit(Action::Seek(step)))
                         };
+                        // Expiries are labelled with their summary: in the page's language.
+                        let label = match entries.iter().find(|e| e.step == m.step).filter(|_| m.kind == "expire") {
+                            Some(e) => p.lang.summary_text(&e.kind, &e.summary).chars().take(48).collect(),
+                            None => m.label.clone(),
+                        };
                         let step_label = html! { <text class="kz-msg-step" x="6" y={(y + 4.0).to_string()}>{ format!("#{}", m.step) }</text> };
                         if m.from == m.to {
                             html! {
-                                <g {class} onclick={go}>
-                                    <title>{ format!("#{} {}", m.step, m.label) }</title>
+                                <g {class} onclick={go} translate={(m.kind != "expire").then_some("no")}>
+                                    <title>{ format!("#{} {}", m.step, label) }</title>
                                     { step_label }
                                     <circle cx={x1.to_string()} cy={y.to_string()} r="5" />
-                                    <text x={(x1 + 9.0).to_string()} y={(y + 4.0).to_string()}>{ short(&m.label, 40) }</text>
+                                    <text x={(x1 + 9.0).to_string()} y={(y + 4.0).to_string()}>{ short(&label, 40) }</text>
                                 </g>
                             }
                         } else {
                             let dir = if x2 > x1 { 1.0 } else { -1.0 };
                             let head = format!("{},{} {},{} {},{}", x2, y, x2 - dir * 8.0, y - 4.0, x2 - dir * 8.0, y + 4.0);
                             html! {
-                                <g {class} onclick={go}>
+                                <g {class} onclick={go} translate="no">
                                     <title>{ format!("#{} {}", m.step, m.label) }</title>
                                     { step_label }
                                     <line x1={x1.to_string()} y1={y.to_string()} x2={(x2 - dir * 6.0).to_string()} y2={y.to_string()} />

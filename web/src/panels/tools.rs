@@ -113,9 +113,9 @@ pub fn action_forms(p: &FormsProps) -> Html {
         })
     };
     html! {
-        <form class="kz-forms" onsubmit={send} aria-label="admin actions">
-            <select aria-label="action" onchange={pick} data-testid="form-kind">
-                { for FORMS.iter().enumerate().map(|(i, f)| html! { <option value={i.to_string()} selected={i == *chosen}>{ f.label }</option> }) }
+        <form class="kz-forms" onsubmit={send} aria-label={p.lang.t("admin actions")}>
+            <select aria-label={p.lang.t("action")} onchange={pick} data-testid="form-kind">
+                { for FORMS.iter().enumerate().map(|(i, f)| html! { <option value={i.to_string()} selected={i == *chosen}>{ p.lang.t(f.label) }</option> }) }
             </select>
             { for form.fields.iter().enumerate().map(|(i, (name, _))| {
                 let value = values.get(i).cloned().unwrap_or_default();
@@ -127,15 +127,15 @@ pub fn action_forms(p: &FormsProps) -> Html {
                 });
                 html! {
                     <label class="kz-field">
-                        <span>{ *name }</span>
-                        <input type="text" class="kz-input" aria-label={*name} spellcheck="false" {value} {oninput} />
+                        <span>{ p.lang.t(name) }</span>
+                        <input type="text" class="kz-input" aria-label={p.lang.t(name)} spellcheck="false" translate="no" {value} {oninput} />
                     </label>
                 }
             }) }
             <code class="kz-form-line" data-testid="form-line">{ &line }</code>
             <button type="submit" class="kz-btn" data-testid="form-send" aria-label={format!("{}: {line}", p.lang.t("Send"))} disabled={problem.is_some()}>{ p.lang.t("Send") }</button>
             if let Some(problem) = problem {
-                <p class="kz-check-as-typed">{ problem }</p>
+                <p class="kz-check-as-typed" lang="en" translate="no">{ problem }</p>
             }
         </form>
     }
@@ -159,34 +159,34 @@ pub fn console(p: &ConsoleProps) -> Html {
     html! {
         <section class="kz-panel kz-console" aria-labelledby="kz-console-h">
             <h2 id="kz-console-h" class="kz-panel-title">{ t("Actions") }
-                <span class="kz-panel-note">{ "any scenario action or zk line, taken now: it is the next step" }</span>
+                <span class="kz-panel-note">{ t("any scenario action or zk line, taken now: it is the next step") }</span>
             </h2>
             <form class="kz-console-form" onsubmit={submit}>
-                <input type="text" data-testid="console-input" class="kz-input" aria-label="scenario action" spellcheck="false"
+                <input type="text" data-testid="console-input" class="kz-input" aria-label={t("scenario action")} spellcheck="false" translate="no"
                     placeholder={t("Type a scenario action, e.g. kill broker 1")} value={(*text).clone()} oninput={input} />
                 <button type="submit" class="kz-btn" data-testid="console-send" aria-label={t("Send")}>{ t("Send") }</button>
             </form>
             if let Some(error) = &p.error {
-                <p class="kz-inline-error" data-testid="console-error" role="alert">{ error }</p>
+                <p class="kz-inline-error" data-testid="console-error" role="alert" lang="en" translate="no">{ error }</p>
             } else if let Some(problem) = check(&text) {
-                <p class="kz-check-as-typed" data-testid="console-check">{ problem }</p>
+                <p class="kz-check-as-typed" data-testid="console-check" lang="en" translate="no">{ problem }</p>
             }
             if p.at_end {
-                <p class="kz-hint">{ "The script has ended: an action here lets the cluster play on for another 60 s of virtual time, \
-                    long enough to watch it react (a kill leads to a session expiry and a new controller)." }</p>
+                <p class="kz-hint">{ t("The script has ended: an action here lets the cluster play on for another 60 s of virtual time, \
+                    long enough to watch it react (a kill leads to a session expiry and a new controller).") }</p>
             }
             <ActionForms lang={p.lang} on={p.on.clone()} />
             <div class="kz-templates" role="group" aria-label={t("Templates")}>
                 { for TEMPLATES.iter().map(|(label, line)| {
                     let text = text.clone();
                     let line = line.to_string();
-                    html! { <button type="button" class="kz-btn kz-btn-small" aria-label={format!("template: {label}")} title={line.clone()}
-                        onclick={Callback::from(move |_: MouseEvent| text.set(line.clone()))}>{ *label }</button> }
+                    html! { <button type="button" class="kz-btn kz-btn-small" aria-label={p.lang.f("template: {}", &[&t(label)])} title={line.clone()}
+                        onclick={Callback::from(move |_: MouseEvent| text.set(line.clone()))}>{ t(label) }</button> }
                 }) }
             </div>
             if !p.taken.is_empty() {
-                <ol class="kz-plain kz-taken" aria-label="actions taken">
-                    { for p.taken.iter().map(|(at, line)| html! { <li><span class="kz-lineno">{ format!("#{at}") }</span><code>{ line }</code></li> }) }
+                <ol class="kz-plain kz-taken" aria-label={t("actions taken")}>
+                    { for p.taken.iter().map(|(at, line)| html! { <li><span class="kz-lineno">{ format!("#{at}") }</span><code translate="no">{ line }</code></li> }) }
                 </ol>
             }
         </section>
@@ -220,10 +220,10 @@ pub fn picker(p: &PickerProps) -> Html {
             <span class="kz-picker-label">{ p.lang.t("Scenario") }</span>
             <select data-testid="scenario-picker" aria-label={p.lang.t("Apply a built-in scenario")} onchange={change}>
                 if current.is_empty() || scenarios::find(current).is_none() {
-                    <option value="" selected=true>{ if current.is_empty() { "(your own)".to_string() } else { format!("({current}?)") } }</option>
+                    <option value="" selected=true>{ if current.is_empty() { p.lang.t("(your own)").to_string() } else { format!("({current}?)") } }</option>
                 }
                 { for scenarios::built_ins().into_iter().map(|(name, text)| html! {
-                    <option value={name} selected={name == current} title={scenarios::describe(text)}>{ name }</option>
+                    <option value={name} selected={name == current} title={scenarios::describe(text)} translate="no">{ name }</option>
                 }) }
             </select>
         </label>
@@ -260,18 +260,18 @@ pub fn editor(p: &EditorProps) -> Html {
     html! {
         <section class="kz-panel kz-editor" aria-labelledby="kz-editor-h">
             <h2 id="kz-editor-h" class="kz-panel-title">{ p.lang.t("Scenario editor") }
-                <span class="kz-panel-note">{ "the scenario language; Load plays it and puts it in the address (#kzs=…)" }</span>
+                <span class="kz-panel-note">{ p.lang.t("the scenario language; Load plays it and puts it in the address (#kzs=…)") }</span>
             </h2>
             <div class="kz-editor-box">
                 <ol class="kz-gutter" aria-hidden="true">
                     { for (1..=lines).map(|n| html! { <li class={classes!((Some(n) == bad_line).then_some("kz-bad-line"))}>{ n }</li> }) }
                 </ol>
-                <textarea data-testid="editor" class="kz-textarea" aria-label="scenario text" spellcheck="false" rows={lines.max(8).to_string()}
+                <textarea data-testid="editor" class="kz-textarea" aria-label={p.lang.t("scenario text")} spellcheck="false" translate="no" rows={lines.max(8).to_string()}
                     value={(*draft).clone()} oninput={input}></textarea>
             </div>
             if let Some(problem) = &p.problem {
                 <p class="kz-inline-error" data-testid="editor-error">
-                    { problem.line.map(|l| format!("line {l}: ")).unwrap_or_default() }{ &problem.message }
+                    { problem.line.map(|l| p.lang.f("line {}: ", &[&l])).unwrap_or_default() }<span lang="en" translate="no">{ &problem.message }</span>
                 </p>
             }
             <button class="kz-btn" data-testid="editor-load" aria-label={p.lang.t("Load")} onclick={load}>{ p.lang.t("Load") }</button>
