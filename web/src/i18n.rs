@@ -348,6 +348,37 @@ const TABLE: &[(&str, &str)] = &[
     ("the scenario language; Load plays it and puts it in the address (#kzs=…)", "场景语言；点“加载”运行它，并把它写进地址（#kzs=…）"),
     ("scenario text", "场景文本"),
     ("line {}: ", "第 {} 行："),
+    ("Your unsaved edit of this scenario was restored from this browser.", "已从这个浏览器恢复你对这个场景未保存的修改。"),
+    ("Discard it", "丢弃"),
+    // Sharing, saving and embeds.
+    ("Drop a .kzs scenario or a downloaded trace to open it", "把 .kzs 场景或下载的步骤记录拖到这里打开"),
+    ("Open in the full sandbox ↗", "在完整的沙盒中打开 ↗"),
+    ("Download sequence diagram (SVG)", "下载时序图（SVG）"),
+    ("Download trace (JSON)", "下载步骤记录（JSON）"),
+    ("Drop a .kzs scenario or a downloaded trace anywhere on the page to open it.", "把 .kzs 场景或下载的步骤记录拖到页面任意位置即可打开。"),
+    ("Embed in a page", "嵌入网页"),
+    ("Link to this step", "这一步的链接"),
+    ("Open a file…", "打开文件…"),
+    ("Save and share", "保存与分享"),
+    ("The steps so far as JSON lines (the --trace schema); opening the file again returns here.", "到目前为止的步骤，每行一个 JSON（即 --trace 的格式）；再次打开这个文件会回到这里。"),
+    // Guided tours.
+    ("Guided tour", "导览"),
+    ("Start the tour", "开始导览"),
+    ("Exit tour", "退出导览"),
+    ("Back to the tour", "回到导览"),
+    ("Kafka method", "Kafka 方法"),
+    ("Next", "下一段"),
+    ("Previous", "上一段"),
+    ("Predict, then step", "先预测，再单步"),
+    ("You predicted:", "你的预测："),
+    ("The answer:", "答案："),
+    ("Right.", "答对了。"),
+    ("Not quite.", "不太对。"),
+    ("Start again", "重新开始"),
+    ("Stepping to the next beat…", "正在前进到下一段……"),
+    ("The end", "结束"),
+    ("That is the end of the tour. Keep exploring: step, play, or take actions of your own.", "导览到此结束。继续探索吧：单步、播放，或者自己动手操作。"),
+    ("You have left the narrated path: you took an action of your own, or moved the timeline away from this beat.", "你离开了导览的路线：你自己做了操作，或者把时间线移离了这一段。"),
 ];
 
 /// Finding English left in Chinese text (the native tests use it; the
@@ -368,7 +399,9 @@ pub mod prose {
         "watch",
         "epoch",
         "czxid",
-        // ZooKeeper's operations, named as zkCli and the trace name them.
+        // ZooKeeper's operations, named as zkCli and the trace name them, and
+        // the scenario language's `zk` lines.
+        "zk",
         "create",
         "delete",
         "set",
@@ -398,7 +431,7 @@ pub mod prose {
     /// The English words in text meant to be in Chinese.
     pub fn english_words(text: &str) -> Vec<String> {
         text.split(|c: char| c.is_whitespace() || !c.is_ascii())
-            .map(|w| w.trim_matches(|c: char| "()[]{},.;:!?'\"`".contains(c)))
+            .map(|w| w.trim_start_matches(|c: char| "([{'\"`".contains(c)).trim_end_matches(|c: char| ")]},.;:!?'\"`".contains(c)))
             .filter(|w| plain(w) && !ALLOWED.contains(&w.to_ascii_lowercase().as_str()))
             .map(str::to_string)
             .collect()
@@ -449,6 +482,89 @@ mod tests {
         assert_eq!(langs(&[]), Lang::En);
         assert_eq!(Lang::Zh.f("{} {} on broker {}", &[&"日志目录故障", &0, &2]), "broker 2 的日志目录故障 0");
         assert_eq!(Lang::En.f("{} {} on broker {}", &[&"fail log dir", &0, &2]), "fail log dir 0 on broker 2");
+    }
+
+    /// The string literals passed to `t("...")` and `f("...", ...)` in the
+    /// web crate's sources (a key missing from the table would show English).
+    fn keys_in_sources() -> Vec<(String, String)> {
+        fn literal(rest: &str) -> Option<String> {
+            let mut out = String::new();
+            let mut chars = rest.chars().peekable();
+            while let Some(c) = chars.next() {
+                match c {
+                    '"' => return Some(out),
+                    '\\' => match chars.next()? {
+                        '\n' => {
+                            while chars.peek().is_some_and(|c| c.is_whitespace()) {
+                                chars.next();
+                            }
+                        }
+                        'n' => out.push('\n'),
+                        other => out.push(other),
+                    },
+                    c => out.push(c),
+                }
+            }
+            None
+        }
+        let mut out = Vec::new();
+        let mut dirs = vec![std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src")];
+        while let Some(dir) = dirs.pop() {
+            for path in std::fs::read_dir(&dir).unwrap().flatten().map(|e| e.path()) {
+                if path.is_dir() {
+                    dirs.push(path);
+                    continue;
+                }
+                if path.ends_with("i18n.rs") {
+                    continue;
+                }
+                let text = std::fs::read_to_string(&path).unwrap();
+                for call in ["t(\"", "f(\""] {
+                    for (at, _) in text.match_indices(call) {
+                        let before = text[..at].chars().next_back().unwrap_or(' ');
+                        if before.is_alphanumeric() || before == '_' {
+                            continue;
+                        }
+                        if let Some(key) = literal(&text[at + call.len()..]) {
+                            out.push((path.display().to_string(), key));
+                        }
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn every_interface_word_has_its_chinese() {
+        let missing: Vec<String> = keys_in_sources()
+            .into_iter()
+            .filter(|(_, key)| !TABLE.iter().any(|(en, _)| en == key))
+            .map(|(file, key)| format!("{file}: {key:?}"))
+            .collect();
+        assert!(missing.is_empty(), "interface words without Chinese:\n{}", missing.join("\n"));
+        // Words that reach `t` through a variable.
+        let mut words: Vec<&str> = Vec::new();
+        words.extend(crate::panels::tools::TEMPLATES.iter().map(|(label, _)| *label));
+        for form in crate::panels::tools::FORMS {
+            words.push(form.label);
+            words.extend(form.fields.iter().map(|(name, _)| *name));
+        }
+        words.extend(["running", "paused", "stopped", "shutting-down", "kill", "shutdown", "start", "pause", "resume"]);
+        words.extend(["expire session", "pause fetch", "resume fetch", "passed", "failed", "pending", "leader", "follower"]);
+        words.extend(["data", "exists", "child"]);
+        for word in words {
+            assert!(TABLE.iter().any(|(en, _)| *en == word), "{word:?} is not in the table");
+        }
+    }
+
+    #[test]
+    fn the_chinese_has_no_english_prose() {
+        for (en, zh) in TABLE {
+            // An example after 例如 ("e.g.") is a command, kept as typed.
+            let left = prose::english_words(zh.split("例如").next().unwrap_or(zh));
+            assert!(left.is_empty(), "{en:?} → {zh:?}: {left:?}");
+        }
     }
 
     #[test]
