@@ -110,7 +110,7 @@ pub fn app() -> Html {
     html! {
         <div class={classes!("kz-app", state.embed.then_some("kz-embed"))} lang={lang.code()}>
             <header class="kz-header">
-                <h1 class="kz-title" data-testid="title">{ "Kafka ZK Sandbox" }</h1>
+                <h1 class="kz-title" data-testid="title" translate="no">{ "Kafka ZK Sandbox" }</h1>
                 <p class="kz-tagline kz-noembed">{ t("Watch Kafka's ZooKeeper-era control plane work, one step at a time.") }</p>
                 <div class="kz-header-tools">
                     <Picker source={state.source.clone()} {lang} on={on.clone()} />

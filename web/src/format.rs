@@ -148,6 +148,9 @@ pub fn kind_explanation(kind: &str) -> &'static str {
         "isr-change" => "A leader changed the ISR of its partition and wrote it to the partition state znode itself, conditionally on the zkVersion it knows.",
         "produce" => "Records were appended to a partition leader's log; followers must fetch them to stay in sync.",
         "action" => "A learner's (or the script's) action: the cluster reacts in the steps that follow.",
+        "admin" => "The admin tools (kafka-topics, kafka-configs, ...) write to ZooKeeper directly: topics, configs and the /admin markers.",
+        "config-change" => "Dynamic config: the /config/changes listener reads the notifications, and the matching handler applies the new config.",
+        "log-dir" => "A log directory failed: its replicas go offline, and the broker tells the controller through /log_dir_event_notification.",
         _ => "",
     }
 }

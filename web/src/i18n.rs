@@ -207,7 +207,7 @@ const TABLE: &[(&str, &str)] = &[
     ("start", "启动"),
     ("pause", "暂停"),
     ("resume", "恢复"),
-    ("expire session", "使会话过期"),
+    ("expire session", "让 session 过期"),
     ("fail log dir", "日志目录故障"),
     ("pause fetch", "暂停拉取"),
     ("resume fetch", "恢复拉取"),

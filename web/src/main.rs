@@ -17,6 +17,7 @@ mod panic;
 mod scenarios;
 mod seq;
 mod state;
+mod tour;
 
 fn main() {
     panic::install_hook();

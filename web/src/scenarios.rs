@@ -1,4 +1,5 @@
-//! The built-in scenarios: every `static/scenarios/*.kzs`, embedded at build
+//! The built-in scenarios: every `static/scenarios/*.kzs`, and the guided
+//! tour kept beside one (`NAME.tour.json`, docs/tours.md), embedded at build
 //! time by `build.rs` (no fetch at run time; Trunk also copies the files to
 //! `dist/scenarios/` for people who want to read them).
 
@@ -17,6 +18,17 @@ pub fn built_ins() -> Vec<(&'static str, &'static str)> {
 
 pub fn find(name: &str) -> Option<&'static str> {
     FILES.iter().find(|(n, _)| *n == name).map(|(_, text)| *text)
+}
+
+/// The tour of a built-in scenario (its JSON text), when it has one.
+pub fn tour(name: &str) -> Option<&'static str> {
+    TOURS.iter().find(|(n, _)| *n == name).map(|(_, json)| *json)
+}
+
+/// Every embedded tour: (scenario name, JSON text).
+#[cfg(test)]
+pub fn tours() -> &'static [(&'static str, &'static str)] {
+    TOURS
 }
 
 /// What `/` opens: controller-failover once it exists, zk-basics before.

@@ -89,6 +89,10 @@ pub enum Action {
     /// Re-read the whole address (it changed under us: `hashchange`).
     Reload(Address),
     Help(Option<bool>),
+    /// The guided tour's "Next": a bounded chunk of steps (at most
+    /// [`END_CHUNK`] and [`CHUNK_MS`]) towards the first step of scenario
+    /// line `n`; the tour sends it again until `View.line` reaches `n`.
+    StepToLine(usize),
 }
 
 /// What panels receive: the view at one version, and the sandbox for the
@@ -298,6 +302,19 @@ impl Reducible for AppState {
                 if sandbox.run_for(SPEEDS[next.speed].2) == 0 {
                     next.playing = false;
                 }
+            }
+            Action::StepToLine(line) => {
+                let start = now_ms();
+                let mut taken = 0;
+                while sandbox.timeline().current().current_line() < line
+                    && taken < END_CHUNK
+                    && now_ms() - start < CHUNK_MS
+                    && sandbox.step_forward()
+                {
+                    taken += 1;
+                }
+                next.playing = false;
+                next.to_end = false;
             }
             Action::Act(text) => {
                 let text = text.trim().to_string();

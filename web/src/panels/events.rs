@@ -35,7 +35,7 @@ pub fn explanation(p: &EventsProps) -> Html {
         <section class="kz-panel kz-explain" aria-labelledby="kz-explain-h" data-testid="explanation">
             <h2 id="kz-explain-h" class="kz-panel-title">
                 { p.lang.t("This step") }
-                <span class="kz-panel-note">{ format!("{} · t = {}", p.lang.step_n(e.step), format::clock(e.time_ms)) }</span>
+                <span class="kz-panel-note">{ format!("{} · ", p.lang.step_n(e.step)) }<span translate="no">{ format!("t = {}", format::clock(e.time_ms)) }</span></span>
             </h2>
             <p class="kz-explain-head">
                 <span class={classes!("kz-chip", format::actor_class(&e.actor))} translate="no">{ &e.actor }</span>

@@ -10,4 +10,5 @@ pub mod sequence;
 #[cfg(test)]
 mod tests;
 pub mod tools;
+pub mod tour;
 pub mod znodes;

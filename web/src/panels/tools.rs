@@ -132,7 +132,7 @@ pub fn action_forms(p: &FormsProps) -> Html {
                     </label>
                 }
             }) }
-            <code class="kz-form-line" data-testid="form-line">{ &line }</code>
+            <code class="kz-form-line" data-testid="form-line" translate="no">{ &line }</code>
             <button type="submit" class="kz-btn" data-testid="form-send" aria-label={format!("{}: {line}", p.lang.t("Send"))} disabled={problem.is_some()}>{ p.lang.t("Send") }</button>
             if let Some(problem) = problem {
                 <p class="kz-check-as-typed" lang="en" translate="no">{ problem }</p>
@@ -180,8 +180,8 @@ pub fn console(p: &ConsoleProps) -> Html {
                 { for TEMPLATES.iter().map(|(label, line)| {
                     let text = text.clone();
                     let line = line.to_string();
-                    html! { <button type="button" class="kz-btn kz-btn-small" aria-label={p.lang.f("template: {}", &[&t(label)])} title={line.clone()}
-                        onclick={Callback::from(move |_: MouseEvent| text.set(line.clone()))}>{ t(label) }</button> }
+                    html! { <button type="button" class="kz-btn kz-btn-small" aria-label={p.lang.f("template: {}", &[&t(label)])} title={line.clone()} translate="no"
+                        onclick={Callback::from(move |_: MouseEvent| text.set(line.clone()))}><span translate="yes">{ t(label) }</span></button> }
                 }) }
             </div>
             if !p.taken.is_empty() {

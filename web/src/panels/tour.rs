@@ -1,0 +1,291 @@
+//! The guided tour: a card docked at the bottom of the page that walks the
+//! built-in scenario's narration (`crate::tour`), beat by beat.
+//!
+//! It only sends the app's actions (seek, load, step to a line): the tour
+//! never touches the sandbox itself, so a tour step is exactly what the
+//! learner would get with the controls. It points at other panels through a
+//! `<style>` element built from the contract's hooks (`data-znode-path`,
+//! `data-broker-id`, `data-tp`, the explanation), so no panel knows about
+//! tours. Where the learner is in the tour (a [`Walk`]) is this component's
+//! own state; the address can open it (`&tour=1`).
+
+use crate::address::Source;
+use crate::i18n::Lang;
+use crate::scenarios;
+use crate::state::{Action, Snap};
+use crate::tour::{self, Tour, Walk};
+use gloo_timers::callback::Timeout;
+use std::cell::Cell;
+use std::rc::Rc;
+use yew::prelude::*;
+
+#[derive(Properties, PartialEq)]
+pub struct TourProps {
+    pub snap: Snap,
+    /// The built-in scenario on show; tours belong to built-ins only (an
+    /// edited or typed scenario has none).
+    pub name: Option<String>,
+    pub lang: Lang,
+    pub on: Callback<Action>,
+}
+
+/// "beat 3 of 9" / "第 3 段（共 9 段）".
+fn beat_of(lang: Lang, k: usize, n: usize) -> String {
+    match lang {
+        Lang::En => format!("beat {k} of {n}"),
+        Lang::Zh => format!("第 {k} 段（共 {n} 段）"),
+    }
+}
+
+/// Whether the address asks for the tour to open at once (`tour=1` in the
+/// query). Read straight from the page, so the address module stays as is.
+fn address_asks() -> bool {
+    #[cfg(target_arch = "wasm32")]
+    {
+        let search = web_sys::window().and_then(|w| w.location().search().ok()).unwrap_or_default();
+        search.trim_start_matches('?').split('&').any(|pair| pair == "tour=1" || pair == "tour=true")
+    }
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        false
+    }
+}
+
+/// A tour text: prose, with its backticked Kafka identifiers as code that no
+/// page translator touches.
+fn rich(text: &str) -> Html {
+    html! {
+        { for tour::pieces(text).map(|(code, s)| if code { html! { <code translate="no">{ s }</code> } } else { html! { { s } } }) }
+    }
+}
+
+/// The rule that rings the highlighted element.
+fn highlight_rule(selector: &str) -> String {
+    format!("{selector} {{ outline: 3px solid var(--kz-tour-ring); outline-offset: 2px; box-shadow: 0 0 0 6px var(--kz-tour-glow); }}")
+}
+
+#[function_component(TourCard)]
+pub fn tour_card(p: &TourProps) -> Html {
+    let parsed: Rc<Option<Result<Rc<Tour>, tour::TourError>>> =
+        use_memo(p.name.clone(), |name| name.as_deref().and_then(scenarios::tour).map(|json| tour::parse(json).map(Rc::new)));
+    let tour: Option<Rc<Tour>> = parsed.as_ref().as_ref().and_then(|r| r.as_ref().ok()).cloned();
+    let walk = use_state(|| None::<Walk>);
+    // `&tour=1` opens the tour once, for the scenario the page opened with.
+    let asked = use_memo((), |_| Cell::new(address_asks()));
+    let view = &p.snap.view;
+    let injected = !p.snap.sandbox.borrow().timeline().injections().is_empty();
+
+    // Back to the scripted timeline (no learner actions), at `step`.
+    let rejoin = {
+        let (on, name) = (p.on.clone(), p.name.clone());
+        move |injected: bool, step: u64| {
+            if let (true, Some(name)) = (injected, name.as_ref()) {
+                if let Some(text) = scenarios::find(name) {
+                    on.emit(Action::Load(Source::BuiltIn(name.clone()), text.to_string()));
+                }
+            }
+            on.emit(Action::Seek(step));
+        }
+    };
+    let start = {
+        let (walk, tour, rejoin) = (walk.clone(), tour.clone(), rejoin.clone());
+        move |injected: bool| {
+            if let Some(t) = &tour {
+                rejoin(injected, 0);
+                walk.set(Some(Walk::start(t)));
+            }
+        }
+    };
+
+    // A new scenario closes the tour (or opens it, when the address asked).
+    {
+        let (walk, asked, start) = (walk.clone(), asked.clone(), start.clone());
+        use_effect_with(p.name.clone(), move |_| {
+            if asked.replace(false) {
+                start(injected);
+            } else {
+                walk.set(None);
+            }
+        });
+    }
+
+    // Heading for a beat: step towards its line in bounded chunks (one app
+    // action per timer turn, so the page redraws in between), then arrive.
+    {
+        let (walk, on) = (walk.clone(), p.on.clone());
+        let target = walk.as_ref().and_then(|w| w.heading).and_then(|k| Some(tour.as_ref()?.beats.get(k)?.line));
+        let stuck = view.error.is_some() || view.end == Some(view.step);
+        let (line, step) = (view.line, view.step);
+        use_effect_with((p.snap.version, target), move |(_, target)| {
+            let mut timer = None;
+            if let Some(target) = *target {
+                if line >= target || stuck {
+                    if let Some(mut w) = (*walk).clone() {
+                        w.arrive(step);
+                        walk.set(Some(w));
+                    }
+                } else {
+                    timer = Some(Timeout::new(0, move || on.emit(Action::StepToLine(target))));
+                }
+            }
+            move || drop(timer)
+        });
+    }
+
+    let t = |s| p.lang.t(s);
+    if let Some(Err(e)) = parsed.as_ref() {
+        // A malformed built-in tour is a bug the unit tests catch; say so rather than panic.
+        return html! { <p class="kz-error kz-noembed" data-testid="tour-error" role="alert">{ format!("{}: {e}", t("Guided tour")) }</p> };
+    }
+    let Some(tour) = tour else { return Html::default() };
+    let title = tour.title.get(p.lang);
+
+    let Some(w) = (*walk).clone() else {
+        let start = start.clone();
+        return html! {
+            <div class="kz-tour-bar kz-noembed">
+                <span class="kz-tour-kicker">{ t("Guided tour") }</span>
+                <span class="kz-tour-title">{ title }</span>
+                <button class="kz-btn kz-tour-go" data-testid="tour-start" onclick={Callback::from(move |_: MouseEvent| start(injected))}>{ t("Start the tour") }</button>
+            </div>
+        };
+    };
+
+    let n = tour.beats.len();
+    let k = w.beat.min(n - 1);
+    let beat = &tour.beats[k];
+    let stepping = w.heading.is_some();
+    let off_path = !stepping && (injected || (!w.done && !tour.is_current(k, view.line)));
+
+    let set = {
+        let walk = walk.clone();
+        move |w: Walk| walk.set(Some(w))
+    };
+    let next = {
+        let (w, set, on, tour) = (w.clone(), set.clone(), p.on.clone(), tour.clone());
+        Callback::from(move |_: MouseEvent| {
+            let mut w = w.clone();
+            w.next(&tour);
+            if w.done {
+                on.emit(Action::ToEnd);
+            }
+            set(w);
+        })
+    };
+    let previous = {
+        let (w, set, on) = (w.clone(), set.clone(), p.on.clone());
+        Callback::from(move |_: MouseEvent| {
+            let mut w = w.clone();
+            if let Some(step) = w.previous() {
+                on.emit(Action::Seek(step));
+                set(w);
+            }
+        })
+    };
+    let exit = {
+        let walk = walk.clone();
+        Callback::from(move |_: MouseEvent| walk.set(None))
+    };
+    let back = {
+        let (w, set, rejoin) = (w.clone(), set.clone(), rejoin.clone());
+        Callback::from(move |_: MouseEvent| {
+            let mut w = w.clone();
+            match w.marks.get(w.beat).copied().flatten() {
+                Some(step) if !w.done => rejoin(injected, step),
+                _ => {
+                    // Never reached on the script (or past its end): walk to it again.
+                    rejoin(injected, 0);
+                    w.heading = Some(w.beat);
+                    w.done = false;
+                }
+            }
+            set(w);
+        })
+    };
+    let restart = {
+        let start = start.clone();
+        Callback::from(move |_: MouseEvent| start(injected))
+    };
+
+    let verdict = w.verdict(&tour).map(|(right, q)| {
+        let chosen = w.answer.and_then(|(_, c)| q.choices.get(c)).map(|c| rich(c.get(p.lang))).unwrap_or_default();
+        html! {
+            <div class={classes!("kz-tour-verdict", if right { "kz-right" } else { "kz-wrong" })} data-testid="tour-verdict" data-correct={right.to_string()} role="status">
+                <p><strong>{ if right { t("Right.") } else { t("Not quite.") } }</strong>{ " " }
+                    { t("You predicted:") }{ " " }<q>{ chosen }</q>
+                    if !right {
+                        { " " }{ t("The answer:") }{ " " }<q>{ rich(q.choices[q.answer].get(p.lang)) }</q>
+                    }
+                </p>
+                <p class="kz-tour-why">{ rich(q.why.get(p.lang)) }</p>
+            </div>
+        }
+    });
+    let asked_here = w.answer.is_some_and(|(q, _)| q == k);
+    let question = beat.question.as_ref().filter(|_| !asked_here && !w.done && !stepping && !off_path).map(|q| {
+        let choices = q.choices.iter().enumerate().map(|(i, c)| {
+            let (w, set, tour, on) = (w.clone(), set.clone(), tour.clone(), p.on.clone());
+            let pick = Callback::from(move |_: MouseEvent| {
+                let mut w = w.clone();
+                w.predict(&tour, i);
+                if w.done {
+                    on.emit(Action::ToEnd);
+                }
+                set(w);
+            });
+            html! { <li><button class="kz-btn kz-tour-choice" data-testid="tour-choice" data-index={i.to_string()} onclick={pick}>{ rich(c.get(p.lang)) }</button></li> }
+        });
+        html! {
+            <div class="kz-tour-question" data-testid="tour-question">
+                <p><span class="kz-tour-kicker">{ t("Predict, then step") }</span>{ " " }{ rich(q.ask.get(p.lang)) }</p>
+                <ol class="kz-tour-choices">{ for choices }</ol>
+            </div>
+        }
+    });
+    let style = (!off_path && !stepping && !w.done).then(|| beat.highlight.as_ref().map(|h| highlight_rule(&h.selector()))).flatten();
+    let can_back =
+        if w.done { w.marks.get(k).copied().flatten().is_some() } else { k > 0 && w.marks.get(k - 1).copied().flatten().is_some() };
+
+    html! {
+        <section class="kz-panel kz-tour kz-noembed" data-testid="tour" aria-labelledby="kz-tour-h" aria-busy={stepping.to_string()}>
+            if let Some(rule) = style {
+                <style data-testid="tour-highlight">{ rule }</style>
+            }
+            <header class="kz-tour-head">
+                <h2 id="kz-tour-h" class="kz-panel-title"><span class="kz-tour-kicker">{ t("Guided tour") }</span>{ " " }{ title }</h2>
+                <span class="kz-tour-progress" data-testid="tour-progress">
+                    { if w.done { t("The end").to_string() } else { beat_of(p.lang, k + 1, n) } }
+                </span>
+            </header>
+            { for verdict }
+            if off_path {
+                <p class="kz-tour-off" data-testid="tour-off-path" role="status">
+                    { t("You have left the narrated path: you took an action of your own, or moved the timeline away from this beat.") }
+                </p>
+            } else if w.done {
+                <p class="kz-tour-text" data-testid="tour-done">{ t("That is the end of the tour. Keep exploring: step, play, or take actions of your own.") }</p>
+            } else if stepping {
+                <p class="kz-tour-text kz-muted" data-testid="tour-stepping">{ t("Stepping to the next beat…") }</p>
+            } else {
+                if let Some(text) = &beat.text {
+                    <p class="kz-tour-text" data-testid="tour-beat" data-beat={k.to_string()} data-line={beat.line.to_string()}>{ rich(text.get(p.lang)) }</p>
+                }
+                <p class="kz-tour-source">{ t("Kafka method") }{ ": " }<code translate="no" data-testid="tour-source">{ &beat.source }</code></p>
+                { for question }
+            }
+            <nav class="kz-tour-nav" aria-label={t("Guided tour")}>
+                if off_path {
+                    <button class="kz-btn kz-tour-go" data-testid="tour-rejoin" onclick={back}>{ t("Back to the tour") }</button>
+                } else {
+                    <button class="kz-btn" data-testid="tour-prev" disabled={!can_back || stepping} onclick={previous}>{ t("Previous") }</button>
+                    if w.done {
+                        <button class="kz-btn kz-tour-go" data-testid="tour-restart" onclick={restart}>{ t("Start again") }</button>
+                    } else {
+                        <button class="kz-btn kz-tour-go" data-testid="tour-next" disabled={stepping} onclick={next}>{ t("Next") }</button>
+                    }
+                }
+                <button class="kz-btn kz-tour-exit" data-testid="tour-exit" onclick={exit}>{ t("Exit tour") }</button>
+            </nav>
+        </section>
+    }
+}
