@@ -5,10 +5,38 @@ use serde_json::Value;
 pub type BrokerId = i32;
 
 /// A topic-partition, written `TOPIC-P`.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct TopicPartition {
     pub topic: String,
     pub partition: i32,
+}
+
+/// The derived order (topic bytes, then partition), written out so that the
+/// topic comparison is inlined: brokers look partitions up in ordered maps on
+/// every fetch, and a call to `memcmp` for a short topic name dominated.
+impl Ord for TopicPartition {
+    #[inline]
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        let (a, b) = (self.topic.as_bytes(), other.topic.as_bytes());
+        if !(a.len() == b.len() && a.as_ptr() == b.as_ptr()) {
+            for (x, y) in a.iter().zip(b) {
+                if x != y {
+                    return x.cmp(y);
+                }
+            }
+            if a.len() != b.len() {
+                return a.len().cmp(&b.len());
+            }
+        }
+        self.partition.cmp(&other.partition)
+    }
+}
+
+impl PartialOrd for TopicPartition {
+    #[inline]
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
 }
 
 impl std::fmt::Display for TopicPartition {

@@ -46,12 +46,28 @@ pub enum Undo {
 }
 
 /// Where a write happens: the transaction's zxid and time, and where the
-/// changes and undo records go.
+/// changes and undo records go. Only a `multi` can be taken back, so a
+/// single write keeps no undo records (`undo: None`); changes only matter
+/// to watches, so with no watch set they are not kept (`changes: None`).
 pub struct Txn<'a> {
     pub zxid: Zxid,
     pub now: i64,
-    pub changes: &'a mut Vec<Change>,
-    pub undo: &'a mut Vec<Undo>,
+    pub changes: Option<&'a mut Vec<Change>>,
+    pub undo: Option<&'a mut Vec<Undo>>,
+}
+
+impl Txn<'_> {
+    fn note(&mut self, make: impl FnOnce() -> Change) {
+        if let Some(changes) = self.changes.as_deref_mut() {
+            changes.push(make());
+        }
+    }
+
+    fn keep_undo(&mut self, make: impl FnOnce() -> Undo) {
+        if let Some(undo) = self.undo.as_deref_mut() {
+            undo.push(make());
+        }
+    }
 }
 
 /// How a create should name and own the new node.
@@ -142,14 +158,17 @@ impl DataTree {
         if path == "/" {
             return Err(KeeperError::NodeExists);
         }
-        let parent_path = path::parent(path).to_string();
-        let parent = self.nodes.get(&parent_path).ok_or(KeeperError::NoNode)?;
+        // One descent for the parent, one into its child set (which holds a
+        // name exactly when the node exists) and one to insert the node.
+        let parent = self.nodes.get_mut(path::parent(path)).ok_or(KeeperError::NoNode)?;
         let full = if mode.sequential { format!("{path}{:010}", parent.child_creations) } else { path.to_string() };
-        if self.nodes.contains_key(&full) {
-            return Err(KeeperError::NodeExists);
-        }
+        // An ephemeral parent has no children, so NodeExists (checked
+        // first by the server) cannot apply to it.
         if parent.is_ephemeral() {
             return Err(KeeperError::NoChildrenForEphemerals);
+        }
+        if !parent.children.insert(path::name(&full).to_string()) {
+            return Err(KeeperError::NodeExists);
         }
         let owner = if mode.ephemeral { owner } else { 0 };
         let stat = Stat {
@@ -162,18 +181,16 @@ impl DataTree {
             data_length: data.len() as i32,
             ..Stat::default()
         };
-        let parent = self.nodes.get_mut(&parent_path).expect("parent checked above");
-        txn.undo.push(Undo::Created { path: full.clone(), parent_stat: parent.stat, parent_creations: parent.child_creations });
-        parent.children.insert(path::name(&full).to_string());
+        txn.keep_undo(|| Undo::Created { path: full.clone(), parent_stat: parent.stat, parent_creations: parent.child_creations });
         parent.child_creations += 1;
         parent.stat.cversion += 1;
         parent.stat.pzxid = txn.zxid;
         parent.stat.num_children = parent.children.len() as i32;
-        self.nodes.insert(full.clone(), ZNode::new(data, stat));
         if owner != 0 {
             self.ephemerals.entry(owner).or_default().insert(full.clone());
         }
-        txn.changes.push(Change::Created(full.clone()));
+        txn.note(|| Change::Created(full.clone()));
+        self.nodes.insert(full.clone(), ZNode::new(data, stat));
         Ok(full)
     }
 
@@ -182,8 +199,8 @@ impl DataTree {
         if path == "/" || SYSTEM_NODES.contains(&path) {
             return Err(KeeperError::BadArguments);
         }
-        let parent_path = path::parent(path).to_string();
-        if !self.nodes.contains_key(&parent_path) {
+        let parent_path = path::parent(path);
+        if !self.nodes.contains_key(parent_path) {
             return Err(KeeperError::NoNode);
         }
         let node = self.nodes.get(path).ok_or(KeeperError::NoNode)?;
@@ -200,13 +217,14 @@ impl DataTree {
                 }
             }
         }
-        let parent = self.nodes.get_mut(&parent_path).expect("checked above");
-        txn.undo.push(Undo::Deleted { path: path.to_string(), node, parent_stat: parent.stat });
+        let parent = self.nodes.get_mut(parent_path).expect("checked above");
+        let parent_stat = parent.stat;
+        txn.keep_undo(|| Undo::Deleted { path: path.to_string(), node, parent_stat });
         parent.children.remove(path::name(path));
         parent.stat.cversion += 1;
         parent.stat.pzxid = txn.zxid;
         parent.stat.num_children = parent.children.len() as i32;
-        txn.changes.push(Change::Deleted(path.to_string()));
+        txn.note(|| Change::Deleted(path.to_string()));
         Ok(())
     }
 
@@ -217,13 +235,14 @@ impl DataTree {
         }
         let node = self.nodes.get_mut(path).ok_or(KeeperError::NoNode)?;
         Self::check_version(node, version)?;
-        txn.undo.push(Undo::DataSet { path: path.to_string(), data: std::mem::take(&mut node.data), stat: node.stat });
-        node.stat.data_length = data.len() as i32;
-        node.data = data;
+        let old = std::mem::replace(&mut node.data, data);
+        let stat = node.stat;
+        txn.keep_undo(|| Undo::DataSet { path: path.to_string(), data: old, stat });
+        node.stat.data_length = node.data.len() as i32;
         node.stat.version += 1;
         node.stat.mzxid = txn.zxid;
         node.stat.mtime = txn.now;
-        txn.changes.push(Change::DataChanged(path.to_string()));
+        txn.note(|| Change::DataChanged(path.to_string()));
         Ok(node.stat)
     }
 

@@ -2,6 +2,34 @@
 
 /// Why a path is not a valid znode path, in words a learner can act on.
 pub fn validate_path(path: &str, sequential: bool) -> Result<(), String> {
+    if plainly_valid(path.as_bytes(), sequential) {
+        return Ok(());
+    }
+    explain_invalid_path(path, sequential)
+}
+
+/// The common case without allocating: a printable-ASCII path that passes
+/// every rule. `false` means "ask the full check", not "invalid".
+fn plainly_valid(path: &[u8], sequential: bool) -> bool {
+    let Some((&b'/', rest)) = path.split_first() else { return false };
+    if rest.is_empty() {
+        return true;
+    }
+    let mut segments = rest.split(|&b| b == b'/').peekable();
+    while let Some(segment) = segments.next() {
+        // A sequential create's last segment gets the counter appended.
+        let last_of_sequential = sequential && segments.peek().is_none();
+        if !last_of_sequential && matches!(segment, b"" | b"." | b"..") {
+            return false;
+        }
+        if segment.iter().any(|&b| !(0x20..0x7f).contains(&b)) {
+            return false;
+        }
+    }
+    true
+}
+
+fn explain_invalid_path(path: &str, sequential: bool) -> Result<(), String> {
     // A sequential create may end in '/': the server appends the counter.
     let checked = if sequential { format!("{path}1") } else { path.to_string() };
     let path = checked.as_str();
@@ -60,6 +88,43 @@ pub fn join(parent: &str, child: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_fast_check_agrees_with_the_full_one() {
+        let paths = [
+            "",
+            "/",
+            "a",
+            "/a",
+            "/a/",
+            "//",
+            "/a//b",
+            "/a/./b",
+            "/a/../b",
+            "/.",
+            "/..",
+            "/a/.",
+            "/a/..",
+            "/.a",
+            "/a.",
+            "/a/b-c.d_e",
+            "/a\u{1}b",
+            "/a\u{7f}",
+            "/é",
+            "/a/\u{e000}",
+            "/a b",
+            "/~",
+            "/brokers/topics/t/partitions/0/state",
+        ];
+        for p in paths {
+            for seq in [false, true] {
+                assert_eq!(validate_path(p, seq).is_ok(), explain_invalid_path(p, seq).is_ok(), "{p:?} sequential={seq}");
+                if plainly_valid(p.as_bytes(), seq) {
+                    assert!(explain_invalid_path(p, seq).is_ok(), "{p:?} sequential={seq}");
+                }
+            }
+        }
+    }
 
     #[test]
     fn zookeeper_path_rules() {

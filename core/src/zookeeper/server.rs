@@ -122,9 +122,9 @@ impl ZooKeeper {
             self.watches.remove_session(id);
         }
         let mut changes = Vec::new();
-        let mut undo = Vec::new();
+        let watched = !self.watches.is_empty();
         for path in self.tree.ephemerals_of(id) {
-            let mut txn = Txn { zxid, now: now.as_u64() as i64, changes: &mut changes, undo: &mut undo };
+            let mut txn = Txn { zxid, now: now.as_u64() as i64, changes: watched.then_some(&mut changes), undo: None };
             // Cannot fail: an ephemeral has no children and we pass version -1.
             let _ = self.tree.delete(&path, -1, &mut txn);
         }
@@ -144,11 +144,12 @@ impl ZooKeeper {
         let zxid = self.next_zxid();
         let t = now.as_u64() as i64;
         let mut changes = Vec::new();
-        let mut undo = Vec::new();
+        // With no watch set, nothing a write changes can fire one.
+        let watched = !self.watches.is_empty();
         let result = match request {
-            Request::Multi(ops) => self.multi(session, ops, zxid, t, &mut changes),
+            Request::Multi(ops) => self.multi(session, ops, zxid, t, watched.then_some(&mut changes)),
             op => {
-                let mut txn = Txn { zxid, now: t, changes: &mut changes, undo: &mut undo };
+                let mut txn = Txn { zxid, now: t, changes: watched.then_some(&mut changes), undo: None };
                 self.write(session, op, &mut txn).map_err(ZkError::from)
             }
         };
@@ -158,17 +159,20 @@ impl ZooKeeper {
 
     fn fire(&mut self, changes: &[Change]) -> Vec<Notification> {
         let mut out = Vec::new();
+        if self.watches.is_empty() {
+            return out;
+        }
         for c in changes {
             self.watches.trigger(c, &mut out);
         }
         out
     }
 
-    fn multi(&mut self, session: SessionId, ops: &[Request], zxid: Zxid, now: i64, changes: &mut Vec<Change>) -> ZkResult {
+    fn multi(&mut self, session: SessionId, ops: &[Request], zxid: Zxid, now: i64, mut changes: Option<&mut Vec<Change>>) -> ZkResult {
         let mut undo: Vec<Undo> = Vec::new();
         let mut responses = Vec::with_capacity(ops.len());
         for (index, op) in ops.iter().enumerate() {
-            let mut txn = Txn { zxid, now, changes, undo: &mut undo };
+            let mut txn = Txn { zxid, now, changes: changes.as_deref_mut(), undo: Some(&mut undo) };
             let outcome = if op.is_write() && !matches!(op, Request::Multi(_)) {
                 self.write(session, op, &mut txn)
             } else {
@@ -178,7 +182,9 @@ impl ZooKeeper {
                 Ok(r) => responses.push(r),
                 Err(error) => {
                     self.tree.rollback(undo);
-                    changes.clear();
+                    if let Some(changes) = changes {
+                        changes.clear();
+                    }
                     let results = (0..ops.len())
                         .map(|i| match i.cmp(&index) {
                             std::cmp::Ordering::Less => KeeperError::RolledBack,

@@ -53,6 +53,11 @@ pub struct WatchManager {
 }
 
 impl WatchManager {
+    /// No watch is set at all (a write then fires nothing).
+    pub fn is_empty(&self) -> bool {
+        self.data.is_empty() && self.child.is_empty()
+    }
+
     pub fn add_data_watch(&mut self, path: &str, session: SessionId) {
         self.data.entry(path.to_string()).or_default().entry(session).or_default().data = true;
     }
