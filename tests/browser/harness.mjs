@@ -104,7 +104,7 @@ export async function start({ width = 1280, height = 800 } = {}) {
     fs.rmSync(userDataDir, { recursive: true, force: true });
   }
 
-  return { base, open, close };
+  return { base, context, open, close };
 }
 
 /** The step counter as a number. */

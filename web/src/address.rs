@@ -8,6 +8,11 @@
 //! | `embed=1` | compact chrome |
 //! | `lang=zh` / `lang=en` | the interface language |
 //! | `do=STEP.TEXT` | (ours) a learner's action taken after STEP steps, TEXT in base64url; repeated, in order |
+//! | `panels=tree,brokers,…` | (ours) which panels an embed shows (see [`Panel`]) |
+//! | `from=N&to=M` | (ours) the timeline locked to steps N..=M, for a figure |
+//! | `autoplay=1` | (ours) play while on screen, pause when off it or the tab is hidden |
+//!
+//! `#kzs=~…` is a compressed scenario (`kzsim::share`, docs/sharing.md).
 //!
 //! Parameters are read from both the query and the fragment (the fragment
 //! wins), so `/?scenario=x&step=3`, `/#kzs=...&step=3` and
@@ -29,6 +34,56 @@ pub struct Address {
     pub lang: Option<Lang>,
     /// The learner's actions: (taken after this many steps, command text).
     pub actions: Vec<(u64, String)>,
+    /// `panels=`: the panels an embed shows, in the order given (empty:
+    /// the default set).
+    pub panels: Vec<Panel>,
+    pub from: Option<u64>,
+    pub to: Option<u64>,
+    pub autoplay: bool,
+}
+
+/// A panel an embed can show (`panels=tree,brokers,…`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Panel {
+    Tree,
+    Brokers,
+    Explain,
+    Partitions,
+    Beliefs,
+    Checkpoints,
+    Sequence,
+    Events,
+}
+
+impl Panel {
+    pub const ALL: [Panel; 8] =
+        [Panel::Tree, Panel::Brokers, Panel::Explain, Panel::Partitions, Panel::Beliefs, Panel::Checkpoints, Panel::Sequence, Panel::Events];
+    /// What an embed shows when `panels=` names none.
+    pub const EMBED_DEFAULT: [Panel; 4] = [Panel::Tree, Panel::Brokers, Panel::Explain, Panel::Partitions];
+
+    pub fn code(self) -> &'static str {
+        match self {
+            Panel::Tree => "tree",
+            Panel::Brokers => "brokers",
+            Panel::Explain => "explain",
+            Panel::Partitions => "partitions",
+            Panel::Beliefs => "beliefs",
+            Panel::Checkpoints => "checkpoints",
+            Panel::Sequence => "sequence",
+            Panel::Events => "events",
+        }
+    }
+
+    fn from_code(code: &str) -> Option<Panel> {
+        let code = match code.trim().to_ascii_lowercase().as_str() {
+            "znodes" | "zk" | "zookeeper" => "tree",
+            "explanation" | "step" => "explain",
+            "log" | "event-log" => "events",
+            "seq" => "sequence",
+            other => return Panel::ALL.into_iter().find(|p| p.code() == other),
+        };
+        Panel::from_code(code)
+    }
 }
 
 /// Parses `location.search` and `location.hash` (with or without their `?`
@@ -43,14 +98,20 @@ pub fn parse(search: &str, fragment: &str) -> Address {
         let (key, value) = part.split_once('=').unwrap_or((part, ""));
         match key {
             "scenario" => out.scenario = Some(percent_decode(value)).filter(|s| !s.is_empty()),
-            "kzs" => {
-                out.kzs =
-                    Some(decode_base64url(value.trim_end_matches("%3D").trim_end_matches("%3d")).and_then(|bytes| {
-                        String::from_utf8(bytes).map_err(|_| "the #kzs scenario is not UTF-8 text once decoded".to_string())
-                    }))
-            }
+            "kzs" => out.kzs = Some(kzsim::share::scenario_from_kzs(value.trim_end_matches("%3D").trim_end_matches("%3d"))),
             "step" => out.step = value.parse().ok(),
             "embed" => out.embed = matches!(value, "1" | "true" | "yes" | ""),
+            "autoplay" => out.autoplay = matches!(value, "1" | "true" | "yes" | ""),
+            "from" => out.from = value.parse().ok(),
+            "to" => out.to = value.parse().ok(),
+            "panels" => {
+                out.panels = Vec::new();
+                for panel in percent_decode(value).split(',').filter_map(Panel::from_code) {
+                    if !out.panels.contains(&panel) {
+                        out.panels.push(panel);
+                    }
+                }
+            }
             "lang" => out.lang = Lang::from_code(value).or(out.lang),
             "do" => {
                 if let Some(action) = decode_action(value) {
@@ -85,29 +146,57 @@ pub enum Source {
     Text,
 }
 
+/// Everything a permalink says: the scenario, where on its timeline, the
+/// learner's actions, and how the page is dressed.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Link<'a> {
+    pub source: Option<&'a Source>,
+    pub text: &'a str,
+    pub step: u64,
+    pub actions: &'a [(u64, String)],
+    pub lang: Option<Lang>,
+    pub embed: bool,
+    pub panels: &'a [Panel],
+    pub from: Option<u64>,
+    pub to: Option<u64>,
+    pub autoplay: bool,
+}
+
 /// The query-and-fragment part of the permalink (`?...` and/or `#...`;
-/// never empty: at least the scenario is named).
-pub fn permalink(source: &Source, text: &str, step: u64, embed: bool, lang: Option<Lang>, actions: &[(u64, String)]) -> String {
+/// never empty: at least the scenario is named). A long scenario text
+/// travels compressed (`#kzs=~…`).
+pub fn permalink(link: &Link) -> String {
+    let builtin = match link.source {
+        Some(Source::BuiltIn(name)) => Some(name),
+        _ => None,
+    };
     let mut params = Vec::new();
-    if let Source::BuiltIn(name) = source {
-        params.push(format!("scenario={}", percent_encode(name)));
-    } else {
-        params.push(format!("kzs={}", encode_base64url(text.as_bytes())));
+    match builtin {
+        Some(name) => params.push(format!("scenario={}", percent_encode(name))),
+        None => params.push(format!("kzs={}", kzsim::share::kzs_value(link.text))),
     }
-    params.push(format!("step={step}"));
-    if embed {
+    params.push(format!("step={}", link.step));
+    if link.embed {
         params.push("embed=1".to_string());
     }
-    if let Some(lang) = lang {
+    if !link.panels.is_empty() {
+        params.push(format!("panels={}", link.panels.iter().map(|p| p.code()).collect::<Vec<_>>().join(",")));
+    }
+    params.extend(link.from.map(|n| format!("from={n}")));
+    params.extend(link.to.map(|n| format!("to={n}")));
+    if link.autoplay {
+        params.push("autoplay=1".to_string());
+    }
+    if let Some(lang) = link.lang {
         params.push(format!("lang={}", lang.code()));
     }
-    for (at, action) in actions {
+    for (at, action) in link.actions {
         params.push(format!("do={at}.{}", encode_base64url(action.as_bytes())));
     }
     let joined = params.join("&");
-    match source {
-        Source::BuiltIn(_) => format!("?{joined}"),
-        Source::Text => format!("#{joined}"),
+    match builtin {
+        Some(_) => format!("?{joined}"),
+        None => format!("#{joined}"),
     }
 }
 
@@ -211,19 +300,48 @@ mod tests {
     #[test]
     fn permalinks_round_trip() {
         let actions = vec![(3, "kill broker 1".to_string()), (7, "zk a create /x \"hi there\"".to_string())];
-        let link = permalink(&Source::BuiltIn("zk-basics".into()), "", 9, true, Some(Lang::Zh), &actions);
-        assert!(link.starts_with("?scenario=zk-basics&step=9&embed=1&lang=zh&do=3."), "{link}");
+        let source = Source::BuiltIn("zk-basics".into());
+        let panels = [Panel::Tree, Panel::Events];
+        let link = permalink(&Link {
+            source: Some(&source),
+            step: 9,
+            actions: &actions,
+            lang: Some(Lang::Zh),
+            embed: true,
+            panels: &panels,
+            from: Some(2),
+            to: Some(20),
+            autoplay: true,
+            ..Link::default()
+        });
+        assert!(link.starts_with("?scenario=zk-basics&step=9&embed=1&panels=tree,events&from=2&to=20&autoplay=1&lang=zh&do=3."), "{link}");
         let back = parse(&link, "");
         assert_eq!(back.scenario.as_deref(), Some("zk-basics"));
         assert_eq!((back.step, back.embed, back.lang), (Some(9), true, Some(Lang::Zh)));
+        assert_eq!((back.from, back.to, back.autoplay, back.panels), (Some(2), Some(20), true, panels.to_vec()));
         assert_eq!(back.actions, actions);
 
         let text = "zk-session a\nzk a create /x <b>";
-        let link = permalink(&Source::Text, text, 2, false, None, &[]);
+        let link = permalink(&Link { source: Some(&Source::Text), text, step: 2, ..Link::default() });
         assert!(link.starts_with("#kzs="), "{link}");
         let back = parse("", &link);
         assert_eq!(back.kzs, Some(Ok(text.to_string())));
         assert_eq!(back.step, Some(2));
         assert_eq!(back.scenario, None);
+
+        // A long scenario travels compressed, and comes back whole.
+        let long = "zk-session a\n".to_string() + &"zk a create /app/n- x ephemeral sequential\n".repeat(100);
+        let link = permalink(&Link { source: Some(&Source::Text), text: &long, ..Link::default() });
+        assert!(link.starts_with("#kzs=~"), "{}", &link[..12]);
+        assert_eq!(parse("", &link).kzs, Some(Ok(long)));
+    }
+
+    #[test]
+    fn panels_are_read_leniently_and_once() {
+        assert_eq!(parse("?panels=tree,Brokers,nope,tree,log", "").panels, vec![Panel::Tree, Panel::Brokers, Panel::Events]);
+        assert_eq!(parse("?panels=znodes%2Cseq", "").panels, vec![Panel::Tree, Panel::Sequence]);
+        assert!(parse("?panels=", "").panels.is_empty());
+        assert_eq!(parse("?from=3&to=x&autoplay", "").from, Some(3));
+        assert!(parse("?autoplay", "").autoplay);
     }
 }

@@ -2,7 +2,7 @@
 //! (keyboard, play timer, run-to-end chunks, the permalink in the address
 //! bar) and the panels laid out around it.
 
-use crate::address::Source;
+use crate::address::{Panel, Source};
 use crate::dom;
 use crate::format;
 use crate::panels::brokers::Brokers;
@@ -10,7 +10,9 @@ use crate::panels::controls::{Controls, Help};
 use crate::panels::events::{Checkpoints, EventLog, Explanation};
 use crate::panels::partitions::{Beliefs, Partitions};
 use crate::panels::sequence::Sequence;
+use crate::panels::share::Share;
 use crate::panels::tools::{Console, Editor, Picker};
+use crate::panels::tour::TourCard;
 use crate::panels::znodes::Znodes;
 use crate::scenarios;
 use crate::state::{Action, AppState, Snap, SPEEDS};
@@ -38,6 +40,40 @@ pub fn app() -> Html {
             move || drop((keys, hash))
         });
     }
+    // Autoplay (`&autoplay=1`): play while on screen, pause off it.
+    let root = use_node_ref();
+    {
+        let (dispatcher, root, autoplay) = (state.dispatcher(), root.clone(), state.autoplay);
+        use_effect_with((), move |_| {
+            let watcher = autoplay
+                .then(|| root.cast::<web_sys::Element>())
+                .flatten()
+                .map(|element| dom::on_screen(&element, move |visible| dispatcher.dispatch(Action::OnScreen(visible))));
+            move || drop(watcher)
+        });
+    }
+    // A file dropped anywhere on the page: a scenario or a trace.
+    let dragging = use_state(|| false);
+    let drag = {
+        let dragging = dragging.clone();
+        Callback::from(move |e: DragEvent| {
+            e.prevent_default();
+            dragging.set(e.type_() != "dragleave");
+        })
+    };
+    let drop_file = {
+        let (dispatcher, dragging) = (state.dispatcher(), dragging.clone());
+        Callback::from(move |e: DragEvent| {
+            e.prevent_default();
+            dragging.set(false);
+            if let Some(file) = e.data_transfer().and_then(|d| d.files()).and_then(|f| f.get(0)) {
+                let dispatcher = dispatcher.clone();
+                dom::read_file(file, move |name, text| {
+                    dispatcher.dispatch(Action::Open(text.and_then(|text| crate::files::open(&name, &text))))
+                });
+            }
+        })
+    };
     // Play: a timer at the chosen speed.
     {
         let dispatcher = state.dispatcher();
@@ -92,6 +128,7 @@ pub fn app() -> Html {
         .problem
         .iter()
         .map(|p| p.message.clone())
+        .chain(state.file_error.clone())
         .chain(snap.as_ref().and_then(|s| s.view.error.clone()).map(|e| format::run_error_in(state.lang, &state.file, &e)))
         .collect();
     let (step, known, end, time_ms, checkpoints) = match &snap {
@@ -106,30 +143,62 @@ pub fn app() -> Html {
     };
     let taken = snap.as_ref().map(|s| s.sandbox.borrow().timeline().injections().to_vec()).unwrap_or_default();
     let lang_link = |other: crate::i18n::Lang| -> String { state.permalink_in(other).unwrap_or_else(|| format!("?lang={}", other.code())) };
+    // An embed's own links open the full sandbox in a new tab.
+    let link_target = state.embed.then_some("_blank");
+    let full_view = state.full_view_link().unwrap_or_default();
+    let embed_panels: Vec<Panel> = if state.panels.is_empty() { Panel::EMBED_DEFAULT.to_vec() } else { state.panels.clone() };
+    let panel = |which: Panel, snap: &Snap| -> Html {
+        let snap = snap.clone();
+        match which {
+            Panel::Tree => html! { <Znodes {snap} {lang} /> },
+            Panel::Brokers => html! { <Brokers {snap} declared={scenarios::declared_brokers(&state.text)} {lang} on={on.clone()} /> },
+            Panel::Explain => html! { <Explanation {snap} {lang} on={on.clone()} /> },
+            Panel::Partitions => html! { <Partitions {snap} {lang} /> },
+            Panel::Beliefs if !snap.view.brokers.is_empty() => html! { <Beliefs {snap} {lang} /> },
+            Panel::Beliefs => Html::default(),
+            Panel::Checkpoints => html! { <Checkpoints {snap} text={state.text.clone()} {lang} on={on.clone()} /> },
+            Panel::Sequence => html! { <Sequence {snap} {lang} on={on.clone()} /> },
+            Panel::Events => html! { <EventLog {snap} {lang} on={on.clone()} /> },
+        }
+    };
 
     html! {
-        <div class={classes!("kz-app", state.embed.then_some("kz-embed"))} lang={lang.code()}>
+        <div class={classes!("kz-app", state.embed.then_some("kz-embed"), dragging.then_some("kz-dragging"))} lang={lang.code()} ref={root}
+            ondragenter={drag.clone()} ondragover={drag.clone()} ondragleave={drag} ondrop={drop_file}>
             <header class="kz-header">
                 <h1 class="kz-title" data-testid="title" translate="no">{ "Kafka ZK Sandbox" }</h1>
                 <p class="kz-tagline kz-noembed">{ t("Watch Kafka's ZooKeeper-era control plane work, one step at a time.") }</p>
                 <div class="kz-header-tools">
-                    <Picker source={state.source.clone()} {lang} on={on.clone()} />
+                    if !state.embed {
+                        <Picker source={state.source.clone()} {lang} on={on.clone()} />
+                    }
                     <nav class="kz-langs kz-noembed" aria-label={t("Language")} data-testid="lang-switch">
                         <a href={lang_link(crate::i18n::Lang::En)} aria-current={(lang == crate::i18n::Lang::En).then_some("true")}
                             lang="en" hreflang="en" translate="no" title="English" data-lang="en">{ "EN" }</a>
                         <a href={lang_link(crate::i18n::Lang::Zh)} aria-current={(lang == crate::i18n::Lang::Zh).then_some("true")}
                             lang="zh-CN" hreflang="zh" translate="no" title="中文" data-lang="zh">{ "中文" }</a>
                     </nav>
+                    if state.embed && !full_view.is_empty() {
+                        <a class="kz-open-full" data-testid="open-full" href={full_view} target={link_target} rel="noopener">{ t("Open in the full sandbox ↗") }</a>
+                    }
                 </div>
             </header>
             <div class="kz-sticky">
-                <Controls {step} {known} {end} {time_ms} {checkpoints} playing={state.playing} speed={state.speed} to_end={state.to_end} {lang} on={on.clone()} />
+                <Controls {step} {known} {end} {time_ms} {checkpoints} playing={state.playing} speed={state.speed} to_end={state.to_end} from={state.first_step()} to={state.to} {lang} on={on.clone()} />
             </div>
             { for errors.iter().map(|e| html! { <p class="kz-error" data-testid="error" role="alert">
                 if lang == crate::i18n::Lang::Zh { { format!("{}：", t("Error")) } }
                 <span translate="no">{ e }</span>
             </p> }) }
-            if let Some(snap) = &snap {
+            if let (true, Some(snap)) = (state.embed, &snap) {
+                <main class="kz-grid kz-embed-grid">
+                    { for embed_panels.iter().map(|which| html! {
+                        <div class={classes!("kz-cell", matches!(which, Panel::Sequence | Panel::Events).then_some("kz-wide"))} data-panel={which.code()}>
+                            { panel(*which, snap) }
+                        </div>
+                    }) }
+                </main>
+            } else if let Some(snap) = &snap {
                 <main class="kz-grid">
                     <div class="kz-col kz-col-zk">
                         <Znodes snap={snap.clone()} {lang} />
@@ -154,14 +223,20 @@ pub fn app() -> Html {
                     <div class="kz-wide kz-tools kz-noembed">
                         <Console error={state.console_error.clone()} {taken} at_end={end == Some(step)} {lang} on={on.clone()} />
                         <Editor text={state.text.clone()} problem={state.problem.clone()} {lang} on={on.clone()} />
+                        <Share snap={snap.clone()} source={state.source.clone()} text={state.text.clone()}
+                            link={state.permalink().map(|l| format!("{}{l}", dom::page_base())).unwrap_or_default()} {lang} on={on.clone()} />
                     </div>
                 </main>
+                <TourCard snap={snap.clone()} name={if let Source::BuiltIn(n) = &state.source { Some(n.clone()) } else { None }} {lang} on={on.clone()} />
             } else {
                 <main class="kz-grid kz-grid-empty">
                     <div class="kz-wide kz-tools">
                         <Editor text={state.text.clone()} problem={state.problem.clone()} {lang} on={on.clone()} />
                     </div>
                 </main>
+            }
+            if *dragging {
+                <div class="kz-drop-hint" aria-hidden="true">{ t("Drop a .kzs scenario or a downloaded trace to open it") }</div>
             }
             if state.help {
                 <Help {lang} on={on.clone()} />

@@ -15,6 +15,13 @@ pub fn address() -> Address {
     address::parse(&search, &hash)
 }
 
+/// The page's own address without its query and fragment (empty outside a
+/// browser): what links to this state start with.
+pub fn page_base() -> String {
+    let Some(location) = web_sys::window().map(|w| w.location()) else { return String::new() };
+    format!("{}{}", location.origin().unwrap_or_default(), location.pathname().unwrap_or_default())
+}
+
 /// Replaces the address (query and fragment) without a navigation, keeping
 /// the path: the address bar stays a permalink.
 pub fn replace_address(query_and_fragment: &str) {
@@ -110,6 +117,155 @@ pub fn keyboard(dispatch: impl Fn(Action) + 'static) -> Vec<Listener> {
 pub fn on_hash_change(f: impl Fn(Address) + 'static) -> Option<Listener> {
     let window = web_sys::window()?;
     Some(Listener::new(&window, "hashchange", move |_| f(address())))
+}
+
+/// Reports whether the page is worth animating: its root element on screen
+/// (in a documentation page's iframe, inside the reader's viewport) and its
+/// tab visible. Dropping it stops the reports.
+pub struct OnScreen {
+    observer: Option<web_sys::IntersectionObserver>,
+    _intersect: Option<Closure<dyn FnMut(js_sys::Array)>>,
+    _visibility: Option<Listener>,
+}
+
+impl Drop for OnScreen {
+    fn drop(&mut self) {
+        if let Some(o) = &self.observer {
+            o.disconnect();
+        }
+    }
+}
+
+/// Calls `f` with "on screen and visible" each time that changes; once at
+/// the start too. Where the browser has no IntersectionObserver the page
+/// counts as on screen while its tab is visible.
+pub fn on_screen(element: &web_sys::Element, f: impl Fn(bool) + 'static) -> OnScreen {
+    use std::cell::Cell;
+    use std::rc::Rc;
+    let f = Rc::new(f);
+    let intersecting = Rc::new(Cell::new(true));
+    let hidden = || web_sys::window().and_then(|w| w.document()).is_some_and(|d| d.hidden());
+    let report = {
+        let (f, intersecting) = (f.clone(), intersecting.clone());
+        Rc::new(move || f(intersecting.get() && !hidden()))
+    };
+    let intersect = {
+        let (report, intersecting) = (report.clone(), intersecting.clone());
+        Closure::wrap(Box::new(move |entries: js_sys::Array| {
+            if let Some(entry) = entries.iter().last().and_then(|e| e.dyn_into::<web_sys::IntersectionObserverEntry>().ok()) {
+                intersecting.set(entry.is_intersecting());
+                report();
+            }
+        }) as Box<dyn FnMut(js_sys::Array)>)
+    };
+    let observer = web_sys::IntersectionObserver::new(intersect.as_ref().unchecked_ref()).ok();
+    if let Some(o) = &observer {
+        o.observe(element);
+    } else {
+        report();
+    }
+    let visibility = web_sys::window().and_then(|w| w.document()).map(|d| {
+        let report = report.clone();
+        Listener::new(&d, "visibilitychange", move |_| report())
+    });
+    OnScreen { observer, _intersect: Some(intersect), _visibility: visibility }
+}
+
+/// Offers `content` to the learner as a file download named `filename`.
+pub fn download(filename: &str, mime: &str, content: &str) -> Result<(), String> {
+    let fail = |what: &str| format!("the browser would not {what} for the download of {filename}");
+    let document = web_sys::window().and_then(|w| w.document()).ok_or_else(|| fail("give a document"))?;
+    let parts = js_sys::Array::of1(&wasm_bindgen::JsValue::from_str(content));
+    let options = web_sys::BlobPropertyBag::new();
+    options.set_type(mime);
+    let blob = web_sys::Blob::new_with_str_sequence_and_options(&parts, &options).map_err(|_| fail("make a file"))?;
+    let url = web_sys::Url::create_object_url_with_blob(&blob).map_err(|_| fail("make an address"))?;
+    let a: web_sys::HtmlAnchorElement =
+        document.create_element("a").map_err(|_| fail("make a link"))?.dyn_into().map_err(|_| fail("make a link"))?;
+    a.set_href(&url);
+    a.set_download(filename);
+    a.click();
+    let _ = web_sys::Url::revoke_object_url(&url);
+    Ok(())
+}
+
+/// The SVG element `[data-testid=testid]` as a standalone SVG file: every
+/// element carries the colours and fonts the page's stylesheet gave it, so
+/// the file looks the same anywhere.
+pub fn standalone_svg(testid: &str) -> Option<String> {
+    const PROPS: &[&str] =
+        &["fill", "stroke", "stroke-width", "stroke-dasharray", "opacity", "font-family", "font-size", "font-weight", "text-anchor"];
+    let window = web_sys::window()?;
+    let svg = window.document()?.query_selector(&format!("[data-testid=\"{testid}\"]")).ok()??;
+    let copy: web_sys::Element = svg.clone_node_with_deep(true).ok()?.dyn_into().ok()?;
+    let (from, to) = (svg.query_selector_all("*").ok()?, copy.query_selector_all("*").ok()?);
+    for i in 0..from.length().min(to.length()) {
+        let (Some(a), Some(b)) = (from.item(i), to.item(i)) else { continue };
+        let (Ok(a), Ok(b)) = (a.dyn_into::<web_sys::Element>(), b.dyn_into::<web_sys::Element>()) else { continue };
+        if let Ok(Some(style)) = window.get_computed_style(&a) {
+            let inline: String =
+                PROPS.iter().filter_map(|p| style.get_property_value(p).ok().filter(|v| !v.is_empty()).map(|v| format!("{p}:{v};"))).collect();
+            let _ = b.set_attribute("style", &inline);
+        }
+    }
+    if let Ok(Some(style)) = window.get_computed_style(&svg) {
+        let background = style.get_property_value("background-color").unwrap_or_default();
+        let _ = copy.set_attribute("style", &format!("background:{background};font-family:{}", style.get_property_value("font-family").unwrap_or_default()));
+    }
+    let text = web_sys::XmlSerializer::new().ok()?.serialize_to_string(&copy).ok()?;
+    Some(format!("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n{text}\n"))
+}
+
+/// The largest file a learner may drop or open: a scenario's limit.
+pub const MAX_FILE_BYTES: f64 = kzsim::scenario::parser::MAX_SCRIPT_BYTES as f64;
+
+/// Reads a file the learner dropped or picked as text, then calls `f` with
+/// its name and its text (or why it could not be read).
+pub fn read_file(file: web_sys::File, f: impl FnOnce(String, Result<String, String>) + 'static) {
+    let name = file.name();
+    if file.size() > MAX_FILE_BYTES {
+        f(name.clone(), Err(format!("{name} is {:.0} MB; a scenario or trace may be at most 16 MB", file.size() / 1e6)));
+        return;
+    }
+    let Ok(reader) = web_sys::FileReader::new() else {
+        f(name.clone(), Err(format!("this browser cannot read {name}")));
+        return;
+    };
+    let done = {
+        let reader = reader.clone();
+        let name = name.clone();
+        Closure::once(move |_: web_sys::Event| {
+            let text = reader.result().ok().and_then(|r| r.as_string()).ok_or_else(|| format!("{name} could not be read as text"));
+            f(name, text);
+        })
+    };
+    reader.set_onloadend(Some(done.as_ref().unchecked_ref()));
+    done.forget(); // called once, by the reader; then freed with it
+    if reader.read_as_text(&file).is_err() {
+        web_sys::console::warn_1(&format!("could not start reading {name}").into());
+    }
+}
+
+/// The browser's local storage (absent in private windows and some embeds:
+/// then nothing is kept, silently).
+fn storage() -> Option<web_sys::Storage> {
+    web_sys::window()?.local_storage().ok()?
+}
+
+pub fn stored(key: &str) -> Option<String> {
+    storage()?.get_item(key).ok()?
+}
+
+pub fn store(key: &str, value: &str) {
+    if let Some(s) = storage() {
+        let _ = s.set_item(key, value);
+    }
+}
+
+pub fn forget(key: &str) {
+    if let Some(s) = storage() {
+        let _ = s.remove_item(key);
+    }
 }
 
 /// Scrolls an element's content to its end.

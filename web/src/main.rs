@@ -10,6 +10,7 @@ mod address;
 mod app;
 mod beliefs;
 mod dom;
+mod files;
 mod format;
 mod i18n;
 mod panels;

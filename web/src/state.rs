@@ -3,7 +3,7 @@
 //! controls, and where the scenario came from. Panels get a [`Snap`] of it
 //! and send [`Action`]s back.
 
-use crate::address::{Address, Source};
+use crate::address::{Address, Link, Panel, Source};
 use crate::i18n::Lang;
 use crate::scenarios;
 use kzsim::sandbox::Sandbox;
@@ -63,7 +63,19 @@ pub struct AppState {
     pub to_end: bool,
     /// The last console action that did not parse.
     pub console_error: Option<String>,
+    /// Why the last dropped or picked file could not be opened.
+    pub file_error: Option<String>,
     pub embed: bool,
+    /// The panels an embed shows (`panels=`; empty: the default set).
+    pub panels: Vec<Panel>,
+    /// `from=`/`to=`: the timeline locked to these steps, for a figure.
+    pub from: Option<u64>,
+    pub to: Option<u64>,
+    /// `autoplay=1`: play while the page is on screen. A learner who
+    /// presses play or pause takes over from it.
+    pub autoplay: bool,
+    /// Whether the page is on screen and its tab visible (autoplay's cue).
+    pub on_screen: bool,
     pub lang: Lang,
     /// The language the address named (kept in the permalink).
     pub lang_given: Option<Lang>,
@@ -88,6 +100,11 @@ pub enum Action {
     Load(Source, String),
     /// Re-read the whole address (it changed under us: `hashchange`).
     Reload(Address),
+    /// The page came on screen (true) or left it, or its tab was hidden.
+    OnScreen(bool),
+    /// A file the learner dropped or picked: a scenario or a trace, or why
+    /// it could not be read.
+    Open(Result<crate::files::Opened, String>),
     Help(Option<bool>),
     /// The guided tour's "Next": a bounded chunk of steps (at most
     /// [`END_CHUNK`] and [`CHUNK_MS`]) towards the first step of scenario
@@ -136,7 +153,13 @@ impl AppState {
             speed: DEFAULT_SPEED,
             to_end: false,
             console_error: None,
+            file_error: None,
             embed: address.embed,
+            panels: address.panels.clone(),
+            from: address.from,
+            to: address.to.map(|to| to.max(address.from.unwrap_or(0))),
+            autoplay: address.autoplay,
+            on_screen: false,
             lang: address.lang.unwrap_or_else(Lang::preferred),
             lang_given: address.lang,
             help: false,
@@ -146,19 +169,48 @@ impl AppState {
             Err(message) => state.problem = Some(Problem { line: None, message }),
             Ok(text) => {
                 state.load_text(text);
-                if let Some(sandbox) = &state.sandbox {
-                    let mut sandbox = sandbox.borrow_mut();
-                    for (at, action) in &address.actions {
-                        sandbox.seek(*at);
-                        if sandbox.position() != *at || sandbox.act(action).is_err() {
-                            break;
-                        }
-                    }
-                    sandbox.seek(address.step.unwrap_or(0));
-                }
+                state.replay(&address.actions, address.step.unwrap_or(0));
             }
         }
         state
+    }
+
+    /// Takes the learner's actions again, each after its step, then goes to
+    /// `step`: a permalink's or a downloaded trace's state, rebuilt.
+    fn replay(&mut self, actions: &[(u64, String)], step: u64) {
+        let step = self.clamp(step);
+        let Some(sandbox) = &self.sandbox else { return };
+        let mut sandbox = sandbox.borrow_mut();
+        for (at, action) in actions {
+            sandbox.seek(*at);
+            if sandbox.position() != *at || sandbox.act(action).is_err() {
+                break;
+            }
+        }
+        sandbox.seek(step);
+    }
+
+    /// Opens a dropped or picked file.
+    fn open(&mut self, opened: Result<crate::files::Opened, String>) {
+        use crate::files::Opened;
+        match opened {
+            Err(message) => self.file_error = Some(message),
+            Ok(Opened::Scenario { file, text }) => {
+                self.file_error = None;
+                (self.source, self.file) = (Source::Text, file);
+                self.load_text(text);
+            }
+            Ok(Opened::Replay { file, replay }) => {
+                self.file_error = None;
+                let built_in = replay.name.filter(|name| scenarios::find(name) == Some(replay.text.as_str()));
+                (self.source, self.file) = match built_in {
+                    Some(name) => (Source::BuiltIn(name.clone()), format!("{name}.kzs")),
+                    None => (Source::Text, file),
+                };
+                self.load_text(replay.text);
+                self.replay(&replay.actions, replay.step);
+            }
+        }
     }
 
     fn load_text(&mut self, text: String) {
@@ -181,31 +233,71 @@ impl AppState {
     /// The query and fragment that reopen this very state, when there is a
     /// sandbox to reopen.
     pub fn permalink(&self) -> Option<String> {
-        let sandbox = self.sandbox.as_ref()?.borrow();
-        let actions = sandbox.timeline().injections();
-        Some(crate::address::permalink(&self.source, &self.text, sandbox.position(), self.embed, self.lang_given, actions))
+        self.link(self.lang_given, true)
     }
 
     /// The permalink of this state in another interface language.
     pub fn permalink_in(&self, lang: Lang) -> Option<String> {
-        let sandbox = self.sandbox.as_ref()?.borrow();
-        let actions = sandbox.timeline().injections();
-        Some(crate::address::permalink(&self.source, &self.text, sandbox.position(), self.embed, Some(lang), actions))
+        self.link(Some(lang), true)
     }
 
-    /// One chunk of "run to the end"; true when the end (or an error) is reached.
-    fn end_chunk(sandbox: &mut Sandbox, budget_ms: f64) -> bool {
-        if sandbox.position() < sandbox.known_steps() {
-            sandbox.seek(sandbox.known_steps());
+    /// This state in the full sandbox: no embed chrome, no locked range,
+    /// no autoplay (what an embed's own links open, in a new tab).
+    pub fn full_view_link(&self) -> Option<String> {
+        self.link(self.lang_given, false)
+    }
+
+    fn link(&self, lang: Option<Lang>, dressed: bool) -> Option<String> {
+        let sandbox = self.sandbox.as_ref()?.borrow();
+        let mut link = Link {
+            source: Some(&self.source),
+            text: &self.text,
+            step: sandbox.position(),
+            actions: sandbox.timeline().injections(),
+            lang,
+            ..Link::default()
+        };
+        if dressed {
+            (link.embed, link.panels, link.from, link.to, link.autoplay) = (self.embed, &self.panels, self.from, self.to, self.autoplay);
         }
-        if sandbox.end() == Some(sandbox.position()) {
+        Some(crate::address::permalink(&link))
+    }
+
+    /// The first step of the locked range (0 when unlocked).
+    pub fn first_step(&self) -> u64 {
+        self.from.unwrap_or(0)
+    }
+
+    /// A step moved into the locked range.
+    pub fn clamp(&self, step: u64) -> u64 {
+        step.max(self.first_step()).min(self.to.unwrap_or(u64::MAX))
+    }
+
+    /// Whether the timeline stands at its last step: the locked range's end,
+    /// or the script's.
+    fn at_last(&self, sandbox: &Sandbox) -> bool {
+        match self.to {
+            Some(to) => sandbox.position() >= to || sandbox.end() == Some(sandbox.position()),
+            None => sandbox.end() == Some(sandbox.position()),
+        }
+    }
+
+    /// One chunk of "run to the end" (of the script, or of the locked range
+    /// `to`); true when the end (or an error) is reached.
+    fn end_chunk(sandbox: &mut Sandbox, to: Option<u64>, budget_ms: f64) -> bool {
+        let limit = to.unwrap_or(u64::MAX);
+        if sandbox.position() < sandbox.known_steps().min(limit) {
+            sandbox.seek(sandbox.known_steps().min(limit));
+        }
+        if sandbox.end() == Some(sandbox.position()) || sandbox.position() >= limit {
             return true;
         }
         let start = now_ms();
         let mut taken = 0;
         while taken < END_CHUNK {
-            let n = sandbox.run_for(100);
-            if n < 100 {
+            let want = 100.min(limit - sandbox.position());
+            let n = sandbox.run_for(want);
+            if n < want || sandbox.position() >= limit {
                 return true;
             }
             taken += n;
@@ -236,7 +328,21 @@ impl Reducible for AppState {
             let mut fresh = AppState::from_address(&address);
             fresh.version = next.version;
             fresh.speed = next.speed;
+            fresh.on_screen = next.on_screen;
+            fresh.playing = fresh.autoplay && fresh.on_screen;
             return Rc::new(fresh);
+        }
+        if let Action::Open(opened) = action {
+            next.open(opened);
+            return Rc::new(next);
+        }
+        if let Action::OnScreen(visible) = action {
+            next.on_screen = visible;
+            if next.autoplay {
+                next.playing = visible && next.sandbox.is_some();
+                next.to_end = false;
+            }
+            return Rc::new(next);
         }
         if let Action::Help(show) = action {
             next.help = show.unwrap_or(!next.help);
@@ -250,33 +356,39 @@ impl Reducible for AppState {
         let mut sandbox = cell.borrow_mut();
         match action {
             Action::Forward => {
+                if self.at_last(&sandbox) {
+                    return self;
+                }
                 sandbox.step_forward();
             }
             Action::Back => {
+                if sandbox.position() <= next.first_step() {
+                    return self;
+                }
                 sandbox.step_back();
                 next.playing = false;
                 next.to_end = false;
             }
             Action::Seek(n) => {
-                sandbox.seek(n);
+                sandbox.seek(next.clamp(n));
                 next.playing = false;
                 next.to_end = false;
             }
             Action::Reset => {
-                sandbox.seek(0);
+                sandbox.seek(next.first_step());
                 next.playing = false;
                 next.to_end = false;
             }
             Action::ToEnd => {
                 next.playing = false;
-                next.to_end = !AppState::end_chunk(&mut sandbox, FIRST_CHUNK_MS);
+                next.to_end = !AppState::end_chunk(&mut sandbox, next.to, FIRST_CHUNK_MS);
                 next.last_redraw = now_ms();
             }
             Action::EndChunk => {
                 if !next.to_end {
                     return self;
                 }
-                next.to_end = !AppState::end_chunk(&mut sandbox, CHUNK_MS);
+                next.to_end = !AppState::end_chunk(&mut sandbox, next.to, CHUNK_MS);
                 if next.to_end && now_ms() - self.last_redraw < REDRAW_MS {
                     // Keep going without redrawing (the same state: Yew
                     // renders nothing); the counter catches up at the next redraw.
@@ -285,11 +397,13 @@ impl Reducible for AppState {
                 next.last_redraw = now_ms();
             }
             Action::TogglePlay => {
+                // The learner takes over from autoplay.
+                next.autoplay = false;
                 if next.playing {
                     next.playing = false;
                 } else {
-                    if sandbox.end() == Some(sandbox.position()) {
-                        sandbox.seek(0);
+                    if self.at_last(&sandbox) {
+                        sandbox.seek(next.first_step());
                     }
                     next.playing = true;
                     next.to_end = false;
@@ -299,8 +413,14 @@ impl Reducible for AppState {
                 if !next.playing {
                     return self;
                 }
-                if sandbox.run_for(SPEEDS[next.speed].2) == 0 {
-                    next.playing = false;
+                let want = SPEEDS[next.speed].2.min(next.to.map_or(u64::MAX, |to| to.saturating_sub(sandbox.position())));
+                if want == 0 || sandbox.run_for(want) == 0 {
+                    if next.autoplay {
+                        // A figure loops while it is on screen.
+                        sandbox.seek(next.first_step());
+                    } else {
+                        next.playing = false;
+                    }
                 }
             }
             Action::StepToLine(line) => {
@@ -336,7 +456,9 @@ impl Reducible for AppState {
                     Err(e) => next.console_error = Some(format!("column {}: {}", e.col, e.message)),
                 }
             }
-            Action::Load(..) | Action::Reload(_) | Action::Help(_) | Action::SetSpeed(_) => unreachable!("handled above"),
+            Action::Load(..) | Action::Reload(_) | Action::OnScreen(_) | Action::Open(_) | Action::Help(_) | Action::SetSpeed(_) => {
+                unreachable!("handled above")
+            }
         }
         drop(sandbox);
         Rc::new(next)
@@ -451,6 +573,79 @@ mod tests {
         assert!(s.problem.is_none());
         assert!(s.sandbox.is_some());
         assert!(s.permalink().unwrap().starts_with("#kzs="));
+    }
+
+    #[test]
+    fn a_locked_range_bounds_every_move() {
+        let s = state("?scenario=controller-failover&from=5&to=9", "");
+        assert_eq!(position(&s), 5, "a figure opens at its first step");
+        let s = s.reduce(Action::Back);
+        assert_eq!(position(&s), 5);
+        let s = s.reduce(Action::Seek(100));
+        assert_eq!(position(&s), 9);
+        let v = s.version;
+        let s = s.reduce(Action::Forward);
+        assert_eq!((position(&s), s.version), (9, v), "nothing past the range");
+        let s = s.reduce(Action::Reset);
+        assert_eq!(position(&s), 5);
+        let s = s.reduce(Action::ToEnd);
+        assert_eq!((position(&s), s.to_end), (9, false));
+        // Play stops at the range's end; played again, it starts over.
+        let mut s = s.reduce(Action::Seek(7)).reduce(Action::SetSpeed(6)).reduce(Action::TogglePlay);
+        for _ in 0..3 {
+            s = s.reduce(Action::Tick);
+        }
+        assert_eq!((position(&s), s.playing), (9, false));
+        let s = s.reduce(Action::TogglePlay);
+        assert_eq!(position(&s), 5);
+        // The permalink keeps the range; the full view drops it.
+        let link = s.permalink().unwrap();
+        assert!(link.contains("from=5&to=9"), "{link}");
+        assert!(!s.full_view_link().unwrap().contains("from="));
+        // A step asked for outside the range is brought into it.
+        assert_eq!(position(&state("?scenario=controller-failover&from=5&to=9&step=30", "")), 9);
+    }
+
+    #[test]
+    fn autoplay_follows_the_screen_and_loops() {
+        let s = state("?scenario=zk-basics&autoplay=1&from=1&to=4", "");
+        assert!(!s.playing, "nothing plays before the page is seen");
+        let s = s.reduce(Action::OnScreen(true));
+        assert!(s.playing);
+        let mut s = s.reduce(Action::SetSpeed(6));
+        for _ in 0..2 {
+            s = s.reduce(Action::Tick);
+        }
+        assert!(s.playing && position(&s) == 1, "at the range's end a figure starts over: {}", position(&s));
+        let s = s.reduce(Action::OnScreen(false));
+        assert!(!s.playing, "off screen, it pauses");
+        let s = s.reduce(Action::OnScreen(true)).reduce(Action::TogglePlay);
+        assert!(!s.playing && !s.autoplay, "the learner's pause wins");
+        assert!(!s.reduce(Action::OnScreen(true)).playing);
+    }
+
+    #[test]
+    fn a_downloaded_trace_reopens_its_state() {
+        let s = state("?scenario=zk-basics&step=3", "").reduce(Action::Act("zk admin create /learner hi".into()));
+        let s = s.reduce(Action::Forward);
+        let (trace, replay) = {
+            let sandbox = s.sandbox.as_ref().unwrap().borrow();
+            let replay = crate::files::Replay {
+                name: Some("zk-basics".into()),
+                text: s.text.to_string(),
+                actions: sandbox.timeline().injections().to_vec(),
+                step: sandbox.position(),
+            };
+            (crate::files::trace_jsonl(&sandbox.trace()[..sandbox.position() as usize], &replay), replay)
+        };
+        let opened = crate::files::open("zk-basics.trace.json", &trace);
+        let back = state("", "").reduce(Action::Open(opened));
+        assert_eq!(back.file_error, None);
+        assert_eq!(back.source, Source::BuiltIn("zk-basics".into()));
+        assert_eq!(position(&back), replay.step);
+        assert!(back.sandbox.as_ref().unwrap().borrow().view().znodes.iter().any(|z| z.path == "/learner"));
+        let bad = back.reduce(Action::Open(Err("nope.bin could not be read as text".into())));
+        assert!(bad.file_error.is_some() && bad.sandbox.is_some(), "a bad file leaves the page as it was");
     }
 
     #[test]

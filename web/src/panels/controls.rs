@@ -20,6 +20,11 @@ pub struct ControlsProps {
     pub playing: bool,
     pub speed: usize,
     pub to_end: bool,
+    /// A figure's locked range (`from=`/`to=`): the slider spans only it.
+    #[prop_or_default]
+    pub from: u64,
+    #[prop_or_default]
+    pub to: Option<u64>,
     pub lang: Lang,
     pub on: Callback<Action>,
 }
@@ -60,7 +65,7 @@ pub fn controls(p: &ControlsProps) -> Html {
     };
     let at_end = p.end == Some(p.step);
     let play_label = if p.playing { t("Pause") } else { t("Play") };
-    let max = p.known.max(1);
+    let (min, max) = (p.from, p.to.unwrap_or(p.known).max(p.from + 1));
     html! {
         <div class="kz-controls-wrap">
             <div class="kz-controls" role="toolbar" aria-label={t("Playback")}>
@@ -82,7 +87,10 @@ pub fn controls(p: &ControlsProps) -> Html {
                 <span class="kz-counter" aria-label={t("Step")}>
                     <span class="kz-counter-label">{ "#" }</span>
                     <span data-testid="step-counter" aria-live="polite">{ p.step }</span>
-                    <span class="kz-counter-of">{ format!(" / {}{}", p.known, if p.end.is_some() { "" } else { "+" }) }</span>
+                    <span class="kz-counter-of">{ match p.to {
+                        Some(to) => format!(" / {to}"),
+                        None => format!(" / {}{}", p.known, if p.end.is_some() { "" } else { "+" }),
+                    } }</span>
                 </span>
                 <span class="kz-clock" title={t("Virtual time")}>
                     <span class="kz-clock-label" translate="no">{ "t = " }</span>
@@ -94,11 +102,11 @@ pub fn controls(p: &ControlsProps) -> Html {
                 <button class="kz-btn kz-btn-help" aria-label={t("Keyboard shortcuts")} aria-keyshortcuts="?" title={format!("{} (?)", t("Keyboard shortcuts"))} onclick={send(Action::Help(None))}>{ "?" }</button>
             </div>
             <div class="kz-timeline">
-                <input type="range" data-testid="timeline" aria-label={t("Timeline")} min="0" max={p.known.to_string()} step="1"
+                <input type="range" data-testid="timeline" aria-label={t("Timeline")} min={min.to_string()} max={p.to.unwrap_or(p.known).to_string()} step="1"
                     value={p.step.to_string()} aria-valuetext={p.lang.step_n(p.step)} oninput={seek} onchange={seek_change} />
                 <div class="kz-ticks" aria-hidden="true">
-                    { for p.checkpoints.iter().map(|(step, passed, text)| {
-                        let left = format!("left: {:.3}%", *step as f64 * 100.0 / max as f64);
+                    { for p.checkpoints.iter().filter(|(step, _, _)| (min..=max).contains(step)).map(|(step, passed, text)| {
+                        let left = format!("left: {:.3}%", (*step - min) as f64 * 100.0 / (max - min) as f64);
                         html! { <span class={classes!("kz-tick", if *passed { "kz-pass" } else { "kz-fail" })} style={left} title={text.clone()} translate="no"></span> }
                     }) }
                 </div>

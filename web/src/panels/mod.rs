@@ -7,6 +7,7 @@ pub mod events;
 pub mod icons;
 pub mod partitions;
 pub mod sequence;
+pub mod share;
 #[cfg(test)]
 mod tests;
 pub mod tools;

@@ -103,6 +103,8 @@ fn the_controls_show_the_step_digits_only_and_speak_chinese() {
         playing: false,
         speed: 0,
         to_end: false,
+        from: 0,
+        to: None,
         lang,
         on: Callback::noop(),
     };

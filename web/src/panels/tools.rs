@@ -238,22 +238,73 @@ pub struct EditorProps {
     pub on: Callback<Action>,
 }
 
+/// Where the editor keeps an unsaved edit across reloads (local storage):
+/// a fingerprint of the scenario it started from, a newline, the edit.
+const DRAFT_KEY: &str = "kzsim.editor.draft";
+
+/// FNV-1a, 64 bits: which scenario a stored edit belongs to.
+fn fingerprint(text: &str) -> String {
+    let hash = text.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3));
+    format!("{hash:016x}")
+}
+
+/// The edit stored for the scenario `text`, if it differs from it.
+pub fn stored_draft(stored: Option<String>, text: &str) -> Option<String> {
+    let stored = stored?;
+    let (base, draft) = stored.split_once('\n')?;
+    (base == fingerprint(text) && draft != text).then(|| draft.to_string())
+}
+
 /// The scenario text, editable; Load plays it (and puts it in the address).
+/// An edit not yet loaded survives a reload: it is kept in the browser's
+/// local storage with the scenario it was made from, and offered back when
+/// that scenario opens again.
 #[function_component(Editor)]
 pub fn editor(p: &EditorProps) -> Html {
     let draft = use_state(|| p.text.to_string());
+    let restored = use_state(|| false);
     {
-        // A new scenario loaded elsewhere (the picker): show its text.
-        let (draft, text) = (draft.clone(), p.text.clone());
-        use_effect_with(text, move |text| draft.set(text.to_string()));
+        // A scenario opened (at start, or from the picker): show its text,
+        // or the learner's unsaved edit of it.
+        let (draft, restored, text) = (draft.clone(), restored.clone(), p.text.clone());
+        use_effect_with(text, move |text| match stored_draft(crate::dom::stored(DRAFT_KEY), text) {
+            Some(edit) => {
+                draft.set(edit);
+                restored.set(true);
+            }
+            None => {
+                draft.set(text.to_string());
+                restored.set(false);
+            }
+        });
     }
     let input = {
-        let draft = draft.clone();
-        Callback::from(move |e: InputEvent| draft.set(e.target_unchecked_into::<HtmlTextAreaElement>().value()))
+        let (draft, text) = (draft.clone(), p.text.clone());
+        Callback::from(move |e: InputEvent| {
+            let value = e.target_unchecked_into::<HtmlTextAreaElement>().value();
+            if value == *text {
+                crate::dom::forget(DRAFT_KEY);
+            } else {
+                crate::dom::store(DRAFT_KEY, &format!("{}\n{value}", fingerprint(&text)));
+            }
+            draft.set(value);
+        })
+    };
+    let discard = {
+        let (draft, restored, text) = (draft.clone(), restored.clone(), p.text.clone());
+        Callback::from(move |_: MouseEvent| {
+            crate::dom::forget(DRAFT_KEY);
+            draft.set(text.to_string());
+            restored.set(false);
+        })
     };
     let load = {
         let (on, draft) = (p.on.clone(), draft.clone());
-        Callback::from(move |_: MouseEvent| on.emit(Action::Load(Source::Text, (*draft).clone())))
+        Callback::from(move |_: MouseEvent| {
+            // Loaded, the edit lives in the address (#kzs=…): no longer unsaved.
+            crate::dom::forget(DRAFT_KEY);
+            on.emit(Action::Load(Source::Text, (*draft).clone()))
+        })
     };
     let bad_line = p.problem.as_ref().and_then(|e| e.line);
     let lines = draft.lines().count().max(1);
@@ -269,6 +320,12 @@ pub fn editor(p: &EditorProps) -> Html {
                 <textarea data-testid="editor" class="kz-textarea" aria-label={p.lang.t("scenario text")} spellcheck="false" translate="no" rows={lines.max(8).to_string()}
                     value={(*draft).clone()} oninput={input}></textarea>
             </div>
+            if *restored {
+                <p class="kz-note" data-testid="editor-restored">
+                    { p.lang.t("Your unsaved edit of this scenario was restored from this browser.") }{ " " }
+                    <button class="kz-btn kz-btn-small" data-testid="editor-discard" onclick={discard}>{ p.lang.t("Discard it") }</button>
+                </p>
+            }
             if let Some(problem) = &p.problem {
                 <p class="kz-inline-error" data-testid="editor-error">
                     { problem.line.map(|l| p.lang.f("line {}: ", &[&l])).unwrap_or_default() }<span lang="en" translate="no">{ &problem.message }</span>
@@ -282,6 +339,16 @@ pub fn editor(p: &EditorProps) -> Html {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_stored_edit_comes_back_only_to_its_own_scenario() {
+        let stored = Some(format!("{}\nzk-session b", fingerprint("zk-session a")));
+        assert_eq!(stored_draft(stored.clone(), "zk-session a").as_deref(), Some("zk-session b"));
+        assert_eq!(stored_draft(stored, "zk-session c"), None);
+        assert_eq!(stored_draft(Some(format!("{}\nsame", fingerprint("same"))), "same"), None);
+        assert_eq!(stored_draft(Some("garbage".into()), "x"), None);
+        assert_eq!(stored_draft(None, "x"), None);
+    }
 
     #[test]
     fn lines_are_checked_as_typed_and_every_template_parses() {
