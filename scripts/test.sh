@@ -58,6 +58,7 @@ else
   skip "ZooKeeper differential test" "tests/zk_differential/run.sh does not exist yet"
 fi
 phase "chaos: seeded fault schedules, invariants after every step" cargo run --release -q -p kzsim -- chaos --seeds 20 --actions 100
+phase "performance: no large regression against this run's baselines" bash scripts/perf.sh
 phase "native and wasm traces agree" bash tests/wasm_agree/run.sh
 phase "fuzzing: scenario parser, console and #kzs decoder (libFuzzer)" bash scripts/fuzz.sh 20
 phase "browser tests" bash -c 'cd tests/browser && node --test'
