@@ -348,7 +348,7 @@ const TEMPLATES: &[(&str, &str, &str)] = &[
     ("controller-step", "imbalance ratios per preferred broker {m} (threshold {t!}); electing preferred leaders for {n!} partitions", "各优先副本所在 broker 的失衡比例 {m}（阈值 {t}）；为 {n} 个分区选举优先副本为 leader"),
     ("controller-step", "initial partition states: {m}", "初始分区状态：{m}"),
     ("controller-step", "new topics {a}, deleted topics {b}: {n!} new partitions", "新主题 {a}，已删除主题 {b}：{n} 个新分区"),
-    ("controller-step", "forget offline log dirs recorded for {l}", "忘掉为 {l} 记下的离线日志目录"),
+    ("controller-step", "forget offline log dirs recorded for {l}", "清除为 {l} 记录的离线日志目录"),
     ("controller-step", "UpdateMetadata to the existing brokers {l} so they learn of the new ones", "向已有的 broker {l} 发送 UpdateMetadata，让它们知道新来的 broker"),
     ("controller-step", "UpdateMetadata with all {n!} partition states to the new brokers", "向新 broker 发送含全部 {n} 个分区状态的 UpdateMetadata"),
     ("controller-step", "their {n!} replicas → OnlineReplica (LeaderAndIsr to them), then elect leaders for New and Offline partitions", "它们的 {n} 个副本 → OnlineReplica（向它们发送 LeaderAndIsr），再为处于 NewPartition 和 OfflinePartition 状态的分区选举 leader"),
@@ -492,6 +492,27 @@ mod tests {
         missing.dedup();
         assert!(missing.is_empty(), "{} summaries without a Chinese rendering:\n{}", missing.len(), missing.join("\n"));
         assert!(prosy.is_empty(), "English prose left in the Chinese:\n{}", prosy.join("\n"));
+    }
+
+    /// For reviewing the Chinese: prints every distinct summary of one
+    /// scenario (`KZ_SCENARIO=static/scenarios/NAME.kzs`, default the
+    /// console script) with its rendering.
+    /// `KZ_SCENARIO=... cargo test -p kzsim-web print_chinese -- --ignored --nocapture`
+    #[test]
+    #[ignore]
+    fn print_chinese() {
+        let text = match std::env::var("KZ_SCENARIO") {
+            Ok(path) => std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(path)).unwrap(),
+            Err(_) => CONSOLE.to_string(),
+        };
+        let mut sandbox = Sandbox::load(&text).unwrap();
+        while sandbox.step_forward() {}
+        let mut seen = std::collections::BTreeSet::new();
+        for e in sandbox.trace() {
+            if seen.insert(e.summary.clone()) {
+                println!("{}\n    {}", e.summary, zh_text(&e.kind, &e.summary).unwrap_or_else(|| "(none)".into()));
+            }
+        }
     }
 
     #[test]
