@@ -17,9 +17,17 @@ pub fn install_hook() {
              Reload the page to start again."
         );
         web_sys::console::error_1(&JsValue::from_str(&message));
+        // The banner speaks the page's language (`<html lang>`, which the
+        // app keeps); the bug's own message stays as Rust wrote it.
+        let chinese = web_sys::window()
+            .and_then(|w| w.document())
+            .and_then(|d| d.document_element())
+            .and_then(|e| e.get_attribute("lang"))
+            .is_some_and(|l| l.starts_with("zh"));
+        let shown = if chinese { format!("沙盒因为一个程序错误停止了：{info}。请重新加载页面。") } else { message };
         // Best effort: if there is no document to write into, the console
         // message above is all we can do.
-        let _ = show_banner(&message);
+        let _ = show_banner(&shown);
     }));
 }
 
