@@ -559,6 +559,28 @@ mod tests {
     }
 
     #[test]
+    fn a_chinese_summary_marks_its_identifiers_and_keeps_the_english_on_hover() {
+        #[derive(yew::Properties, PartialEq)]
+        struct P {
+            lang: Lang,
+        }
+        #[yew::function_component]
+        fn Summary(p: &P) -> yew::Html {
+            p.lang.summary("broker", "registered at /brokers/ids/1: broker epoch 25 (the znode's czxid)")
+        }
+        let render = |lang| {
+            let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
+            tokio::task::LocalSet::new().block_on(&runtime, yew::LocalServerRenderer::<Summary>::with_props(P { lang }).render())
+        };
+        let zh = render(Lang::Zh);
+        assert!(zh.contains(r#"translate="no""#) && zh.contains(r#"title="registered at /brokers/ids/1"#), "{zh}");
+        assert!(zh.contains(r#"<span translate="yes">已注册为 </span>/brokers/ids/1"#), "{zh}");
+        let en = render(Lang::En);
+        assert!(en.contains("-->registered at /brokers/ids/1: broker epoch 25 (the znode's czxid)<!--"), "{en}");
+        assert!(!en.contains("translate"), "{en}");
+    }
+
+    #[test]
     fn the_chinese_has_no_english_prose() {
         for (en, zh) in TABLE {
             // An example after 例如 ("e.g.") is a command, kept as typed.
