@@ -61,7 +61,9 @@ fn rich(text: &str) -> Html {
 
 /// The rule that rings the highlighted element.
 fn highlight_rule(selector: &str) -> String {
-    format!("{selector} {{ outline: 3px solid var(--kz-tour-ring); outline-offset: 2px; box-shadow: 0 0 0 6px var(--kz-tour-glow); }}")
+    // Drawn inside the element (negative offset), so that a scrolling panel
+    // (the znode tree) cannot clip it.
+    format!("{selector} {{ outline: 3px solid var(--kz-tour-ring); outline-offset: -3px; background-color: var(--kz-tour-glow); }}")
 }
 
 #[function_component(TourCard)]
@@ -190,13 +192,13 @@ pub fn tour_card(p: &TourProps) -> Html {
         let (w, set, rejoin) = (w.clone(), set.clone(), rejoin.clone());
         Callback::from(move |_: MouseEvent| {
             let mut w = w.clone();
+            w.done = false;
             match w.marks.get(w.beat).copied().flatten() {
-                Some(step) if !w.done => rejoin(injected, step),
-                _ => {
-                    // Never reached on the script (or past its end): walk to it again.
+                Some(step) => rejoin(injected, step),
+                None => {
+                    // Never reached on the script: walk to it again.
                     rejoin(injected, 0);
                     w.heading = Some(w.beat);
-                    w.done = false;
                 }
             }
             set(w);
@@ -211,12 +213,10 @@ pub fn tour_card(p: &TourProps) -> Html {
         let chosen = w.answer.and_then(|(_, c)| q.choices.get(c)).map(|c| rich(c.get(p.lang))).unwrap_or_default();
         html! {
             <div class={classes!("kz-tour-verdict", if right { "kz-right" } else { "kz-wrong" })} data-testid="tour-verdict" data-correct={right.to_string()} role="status">
-                <p><strong>{ if right { t("Right.") } else { t("Not quite.") } }</strong>{ " " }
-                    { t("You predicted:") }{ " " }<q>{ chosen }</q>
-                    if !right {
-                        { " " }{ t("The answer:") }{ " " }<q>{ rich(q.choices[q.answer].get(p.lang)) }</q>
-                    }
-                </p>
+                <p><strong>{ if right { t("Right.") } else { t("Not quite.") } }</strong>{ " " }{ t("You predicted:") }{ " " }<q>{ chosen }</q></p>
+                if !right {
+                    <p>{ t("The answer:") }{ " " }<q>{ rich(q.choices[q.answer].get(p.lang)) }</q></p>
+                }
                 <p class="kz-tour-why">{ rich(q.why.get(p.lang)) }</p>
             </div>
         }
@@ -233,7 +233,7 @@ pub fn tour_card(p: &TourProps) -> Html {
                 }
                 set(w);
             });
-            html! { <li><button class="kz-btn kz-tour-choice" data-testid="tour-choice" data-index={i.to_string()} onclick={pick}>{ rich(c.get(p.lang)) }</button></li> }
+            html! { <li><button class="kz-btn kz-tour-choice" data-testid="tour-choice" data-index={i.to_string()} onclick={pick}><span>{ rich(c.get(p.lang)) }</span></button></li> }
         });
         html! {
             <div class="kz-tour-question" data-testid="tour-question">
