@@ -238,6 +238,8 @@ const TEMPLATES: &[(&str, &str, &str)] = &[
     ("zk-request", "{op!} {path!} → {~outcome}", "{op} {path} → {~outcome}"),
     ("zk-result", "session {id!} closed; its ephemeral znodes are deleted", "session {id} 已关闭，它的临时 znode 随之删除"),
     ("zk-result", "session {id!} expired by the server; its ephemeral znodes are deleted", "session {id} 被服务端置为过期，它的临时 znode 随之删除"),
+    ("zk-result", "create {path!} → /{created!} (ephemeral)", "create {path} → 已创建 /{created}（临时节点）"),
+    ("zk-result", "create {path!} → /{created!}", "create {path} → 已创建 /{created}"),
     ("zk-result", "{op!} {path!} → {~outcome}", "{op} {path} → {~outcome}"),
     ("zk-result", "{op!} → {~outcome}", "{op} → {~outcome}"),
     ("zk-session", "session {id!} opened, timeout {ms!} ms (asked for {asked!} ms; the server allows {range!})", "session {id} 已建立，超时 {ms} ms（请求的是 {asked} ms；服务端只允许 {range}）"),
@@ -302,11 +304,12 @@ const TEMPLATES: &[(&str, &str, &str)] = &[
     ("control-request", "{~a}; {~b}", "{~a}；{~b}"),
     ("control-request", "{tp!} leader {l!} epoch {e!} isr {isr}", "{tp} leader {l} epoch {e} ISR {isr}"),
     ("control-request", "{n!} partitions, live brokers {list}", "{n} 个分区，存活 broker {list}"),
-    ("control-request", "{tp!} delete", "{tp}，删除"),
+    ("control-request", "{tp!} delete", "删除 {tp}"),
     ("control-request", "leader for {a}, follower for {b}, errors {c}", "成为 {a} 的 leader、{b} 的 follower，错误 {c}"),
     ("control-request", "leader for {a}, follower for {b}", "成为 {a} 的 leader、{b} 的 follower"),
     ("control-request", "stopped, errors {e}", "副本已停止，错误 {e}"),
     ("control-request", "metadata cache updated", "元数据缓存已更新"),
+    ("control-request", "{~a}, {~b}", "{~a}，{~b}"),
     ("control-request", "{tp!}", "{tp}"),
     // The controller's event thread.
     ("controller-event", "process {event!} (state {state!}) — this broker is not the active controller: nothing to do", "处理 {event}（状态 {state}）—— 本 broker 不是活跃的 controller：无事可做"),
@@ -419,7 +422,7 @@ const TEMPLATES: &[(&str, &str, &str)] = &[
     ("scheduled-task", "highwatermark-checkpoint: wrote replication-offset-checkpoint in {files}", "highwatermark-checkpoint：写入 replication-offset-checkpoint：{files}"),
     ("scheduled-task", "isr-change-propagation: {l} changed {a!} ms ago (not yet {q!} ms quiet) and the last publication was {b!} ms ago (< {m!} ms): wait", "isr-change-propagation：{l} 在 {a} ms 前变化（还没有安静满 {q} ms），上次发布在 {b} ms 前（< {m} ms）：等待"),
     ("scheduled-task", "isr-change-propagation: publish {l} as {path!} ({a!} ms since the last change, {b!} ms since the last publication)", "isr-change-propagation：把 {l} 发布为 {path}（距上次变化 {a} ms，距上次发布 {b} ms）"),
-    ("scheduled-task", "isr-expiration: all {n!} led partitions are in sync (a follower is out of sync when its LEO differs and it has not caught up for {ms!} ms)", "isr-expiration：作为 leader 的 {n} 个分区都同步（follower 的 LEO 与 leader 不同、且 {ms} ms 内没有追上，才算不同步）"),
+    ("scheduled-task", "isr-expiration: all {n!} led partitions are in sync (a follower is out of sync when its LEO differs and it has not caught up for {ms!} ms)", "isr-expiration：作为 leader 的 {n} 个分区都处于同步状态（follower 的 LEO 与 leader 不同、且 {ms} ms 内没有追上，才算不同步）"),
     ("scheduled-task", "isr-expiration: out-of-sync followers {l}", "isr-expiration：不同步的 follower：{l}"),
 ];
 
@@ -441,9 +444,25 @@ mod tests {
         run 2s\nfail-log-dir broker 1 dir 0\nrun 2s\nshutdown broker 2\nrun 5s\nstart broker 2\nrun 3s\nreassign orders-0 replicas=1,2\nrun 3s\n\
         elect-preferred\nrun 3s\ntopic delete orders\nrun 5s\nzk me close\n";
 
+    /// More: a paused leader, a killed broker's partitions, a topic deleted
+    /// while a replica is down, preferred election, reassignment, console
+    /// errors, a controlled shutdown, quotas and a failed log dir.
+    const MORE: &str = "seed 11\nbroker-config zookeeper.session.timeout.ms=6000\nbroker-config auto.leader.rebalance.enable=true\n\
+        broker-config leader.imbalance.check.interval.seconds=5\ncluster brokers=3\nstart all\n\
+        topic create t assignment=0:0,1,2;1:1,2,0;2:2,0,1\ntopic create u partitions=2 replication-factor=2\nrun 2s\n\
+        produce t-0 messages=10\nrun 1s\npause broker 0\nrun 8s\nproduce t-0 messages=1\nresume broker 0\nrun 5s\n\
+        kill broker 2\nrun 8s\nproduce t-2 messages=1\ntopic delete u\nrun 3s\nstart broker 2\nrun 10s\n\
+        elect-preferred t-0\nrun 3s\nreassign t-1 replicas=0,1\nrun 5s\nexpire-session broker 1\nrun 5s\n\
+        zk-session me timeout=100\nzk me create /a x\nzk me create /a/b y\nzk me delete /a\nzk me get /nope\n\
+        zk me ls /nope\nzk me stat /nope\nzk me set /a z -v 7\nzk me create -e /eph 1\nzk me create /eph/child 1\n\
+        zk me get -w /a\nzk me stat -w /a\nzk me set /a zz\nzk me delete /a/b\nzk me delete /a\nrun 1s\n\
+        shutdown broker 0\nrun 10s\nconfig alter topics t set retention.ms=1000\n\
+        config alter clients app set producer_byte_rate=1024\nconfig alter users bob set consumer_byte_rate=2048\n\
+        run 5s\nfail-log-dir broker 1 dir 0\nrun 5s\n";
+
     fn scenarios() -> Vec<(String, String)> {
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-        let mut out = vec![("console".to_string(), CONSOLE.to_string())];
+        let mut out = vec![("console".to_string(), CONSOLE.to_string()), ("more".to_string(), MORE.to_string())];
         let mut dirs = vec![root.join("static/scenarios"), root.join("tests/scenarios")];
         while let Some(dir) = dirs.pop() {
             for entry in std::fs::read_dir(&dir).unwrap().flatten() {
