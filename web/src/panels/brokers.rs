@@ -119,7 +119,7 @@ fn card(b: &BrokerView, view: &View, lang: Lang, on: &Callback<Action>) -> Html 
                 <dd>{ b.broker_epoch.map(|e| format!("{} (czxid)", format::hex(e))).unwrap_or_else(|| "—".into()) }</dd>
                 <dt>{ t("session") }</dt>
                 <dd>
-                    { b.session.clone().unwrap_or_else(|| "—".into()) }
+                    <span translate="no">{ b.session.clone().unwrap_or_else(|| "—".into()) }</span>
                     if let Some(left) = b.session_expires_in_ms {
                         <div class="kz-expiry" title={t("expires in")}>
                             <span class="kz-meter" style={format!("--pct: {:.1}%", timeout.map(|t| left as f64 * 100.0 / t.max(1) as f64).unwrap_or(100.0))}></span>
