@@ -180,7 +180,7 @@ const TABLE: &[(&str, &str)] = &[
     ("Keyboard shortcuts", "键盘快捷键"),
     ("Close", "关闭"),
     ("ZooKeeper", "ZooKeeper"),
-    ("Brokers", "broker"),
+    ("Brokers", "Broker"),
     ("Partitions", "分区"),
     ("What each actor believes", "各方眼中的状态"),
     ("Event log", "事件日志"),
