@@ -70,6 +70,9 @@ export async function start({ width = 1280, height = 800 } = {}) {
       '--disable-quic',
     ],
     viewport: { width, height },
+    // With no &lang= the page follows the browser's language: the tests read
+    // English unless they ask for Chinese (i18n.test.mjs sets its own locale).
+    locale: 'en-US',
   });
 
   /** Opens a page that records page errors, dialogs and every request's origin. */
