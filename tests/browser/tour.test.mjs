@@ -83,6 +83,20 @@ for (const { name, tour } of TOURS) {
         const selector = await highlighted(page);
         assert.ok(selector, `beat ${k} highlights nothing`);
         assert.ok((await page.locator(selector).count()) >= 1, `beat ${k}: ${selector} is not on the page`);
+        if (beat.highlight.znode) {
+          // A deep znode is scrolled into view inside the tree.
+          await page.waitForFunction(
+            (sel) => {
+              const e = document.querySelector(sel);
+              const tree = e?.closest('.kz-tree');
+              if (!tree) return false;
+              const [a, b] = [e.getBoundingClientRect(), tree.getBoundingClientRect()];
+              return a.top >= b.top - 1 && a.bottom <= b.bottom + 1;
+            },
+            selector,
+            { timeout: TIMEOUT_MS },
+          );
+        }
       }
       assert.equal((await page.getByTestId('tour-question').count()) > 0, Boolean(beat.question), `beat ${k}: its question`);
       await page.getByTestId('tour-next').click();

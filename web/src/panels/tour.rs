@@ -59,6 +59,25 @@ fn rich(text: &str) -> Html {
     }
 }
 
+/// Brings the highlighted element into view inside the scrolling znode tree,
+/// where a deep path may sit below the fold; the page itself stays where the
+/// learner put it.
+fn reveal(selector: &str) {
+    #[cfg(target_arch = "wasm32")]
+    {
+        let Some(document) = web_sys::window().and_then(|w| w.document()) else { return };
+        let Ok(Some(element)) = document.query_selector(selector) else { return };
+        let Ok(Some(tree)) = element.closest(".kz-tree") else { return };
+        let (e, t) = (element.get_bounding_client_rect(), tree.get_bounding_client_rect());
+        if e.top() < t.top() || e.bottom() > t.bottom() {
+            let top = e.top() - t.top() + f64::from(tree.scroll_top()) - t.height() / 3.0;
+            tree.set_scroll_top(top.max(0.0) as i32);
+        }
+    }
+    #[cfg(not(target_arch = "wasm32"))]
+    let _ = selector;
+}
+
 /// The rule that rings the highlighted element.
 fn highlight_rule(selector: &str) -> String {
     // Drawn inside the element (negative offset), so that a scrolling panel
@@ -131,6 +150,19 @@ pub fn tour_card(p: &TourProps) -> Html {
                 }
             }
             move || drop(timer)
+        });
+    }
+
+    // The highlighted element, once the beat is reached: scrolled into view.
+    {
+        let shown = walk
+            .as_ref()
+            .filter(|w| w.heading.is_none() && !w.done)
+            .and_then(|w| tour.as_ref()?.beats.get(w.beat)?.highlight.as_ref().map(|h| h.selector()));
+        use_effect_with(shown, |shown| {
+            if let Some(selector) = shown {
+                reveal(selector);
+            }
         });
     }
 
@@ -287,5 +319,68 @@ pub fn tour_card(p: &TourProps) -> Html {
                 <button class="kz-btn kz-tour-exit" data-testid="tour-exit" onclick={exit}>{ t("Exit tour") }</button>
             </nav>
         </section>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kzsim::sandbox::Sandbox;
+    use std::cell::RefCell;
+    use yew::LocalServerRenderer;
+
+    fn render(name: Option<&str>, lang: Lang) -> String {
+        let text = name.and_then(scenarios::find).unwrap_or("zk-session a\n");
+        let sandbox = Sandbox::load(text).unwrap();
+        let snap = Snap { version: 1, view: Rc::new(sandbox.view()), sandbox: Rc::new(RefCell::new(sandbox)) };
+        let props = TourProps { snap, name: name.map(str::to_string), lang, on: Callback::noop() };
+        let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
+        strip_comments(&tokio::task::LocalSet::new().block_on(&runtime, LocalServerRenderer::<TourCard>::with_props(props).render()))
+    }
+
+    /// The HTML without the renderer's `<!--<[Component]>-->` markers.
+    fn strip_comments(html: &str) -> String {
+        let mut out = String::new();
+        let mut rest = html;
+        while let Some(at) = rest.find("<!--") {
+            out.push_str(&rest[..at]);
+            rest = rest[at..].find("-->").map_or("", |end| &rest[at + end + 3..]);
+        }
+        out + rest
+    }
+
+    #[test]
+    fn a_built_in_with_a_tour_offers_it_in_the_page_language() {
+        let en = render(Some("controller-failover"), Lang::En);
+        assert!(en.contains(r#"data-testid="tour-start""#), "{en}");
+        assert!(en.contains("Controller election and failover"));
+        let zh = render(Some("controller-failover"), Lang::Zh);
+        assert!(zh.contains("Controller 的选举与故障转移"), "{zh}");
+        assert!(zh.contains("开始导览"));
+    }
+
+    #[test]
+    fn no_tour_no_card() {
+        assert_eq!(render(None, Lang::En).trim(), "");
+    }
+
+    #[test]
+    fn backticked_identifiers_render_as_untranslated_code() {
+        let html = render_html(rich("the `/controller` znode <b>"));
+        assert_eq!(html, r#"the <code translate="no">/controller</code> znode &lt;b&gt;"#);
+    }
+
+    fn render_html(node: Html) -> String {
+        #[function_component(Probe)]
+        fn probe(p: &ProbeProps) -> Html {
+            p.node.clone()
+        }
+        #[derive(Properties, PartialEq)]
+        struct ProbeProps {
+            node: Html,
+        }
+        let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
+        let html = tokio::task::LocalSet::new().block_on(&runtime, LocalServerRenderer::<Probe>::with_props(ProbeProps { node }).render());
+        strip_comments(&html)
     }
 }
