@@ -101,7 +101,11 @@ pub fn run_error_in(lang: Lang, file: &str, error: &str) -> String {
 /// What the Kafka method a step mirrors does, for the best-known ones (by
 /// the start of the step's `source`).
 pub fn source_explanation(source: &str) -> &'static str {
-    const TABLE: &[(&str, &str)] = &[
+    SOURCES.iter().find(|(prefix, _)| source.starts_with(prefix)).map(|(_, text)| *text).unwrap_or("")
+}
+
+/// (the start of a step's `source`, what that Kafka method does).
+const SOURCES: &[(&str, &str)] = &[
         ("KafkaZkClient.createTopLevelPaths", "At startup every broker creates the persistent top-level paths (/brokers/ids, /config/changes, /admin/delete_topics, ...). They usually exist already: NodeExists is the normal answer."),
         ("KafkaZkClient.registerBroker", "The broker registers itself as the ephemeral /brokers/ids/<id>, in one multi (create, then set). The znode's czxid becomes its broker epoch, which control requests carry so that stale ones can be told apart."),
         ("KafkaController.elect", "Every broker tries to become controller by creating the ephemeral /controller. The one that succeeds increments /controller_epoch (conditionally on its version) and runs onControllerFailover; the others keep an exists-watch on /controller."),
@@ -127,9 +131,7 @@ pub fn source_explanation(source: &str) -> &'static str {
         ("ReplicaFetcherThread.processPartitionData", "The follower appended what it fetched: its log end offset moves; the leader's high watermark moves once every ISR member has the data."),
         ("KafkaServer.startup", "The broker process starts: a ZooKeeper session, the top-level paths, its registration, then the controller and replica manager components."),
         ("ZooKeeper.create", "A console create: a persistent, ephemeral (-e) or sequential (-s) znode. Creating under a missing parent is NoNode; an existing path is NodeExists."),
-    ];
-    TABLE.iter().find(|(prefix, _)| source.starts_with(prefix)).map(|(_, text)| *text).unwrap_or("")
-}
+];
 
 /// A short explanation of each kind of step, for the "this step" panel.
 pub fn kind_explanation(kind: &str) -> &'static str {
@@ -157,7 +159,14 @@ pub fn kind_explanation(kind: &str) -> &'static str {
 
 /// [`source_explanation`] in the page's language.
 pub fn source_explanation_in(lang: Lang, source: &str) -> &'static str {
-    const ZH: &[(&str, &str)] = &[
+    match lang {
+        Lang::En => source_explanation(source),
+        Lang::Zh => SOURCES_ZH.iter().find(|(prefix, _)| source.starts_with(prefix)).map(|(_, text)| *text).unwrap_or(""),
+    }
+}
+
+/// [`SOURCES`] in Chinese, in the same order.
+const SOURCES_ZH: &[(&str, &str)] = &[
         ("KafkaZkClient.createTopLevelPaths", "每个 broker 启动时都会创建持久的顶层路径（/brokers/ids、/config/changes、/admin/delete_topics 等）。它们通常已经存在：回复 NodeExists 是正常的。"),
         ("KafkaZkClient.registerBroker", "broker 在一次 multi 中（先 create 再 set）把自己注册为临时节点 /brokers/ids/<id>。这个 znode 的 czxid 就是它的 broker epoch，控制请求会带上它，以便分辨过时的请求。"),
         ("KafkaController.elect", "每个 broker 都尝试创建临时节点 /controller 来成为 controller。成功的那个把 /controller_epoch 加一（以它的版本为条件），然后执行 onControllerFailover；其余的在 /controller 上保留一个 exists watch。"),
@@ -166,13 +175,13 @@ pub fn source_explanation_in(lang: Lang, source: &str) -> &'static str {
         ("KafkaController.initializeControllerContext", "从 ZooKeeper 读取存活的 broker 及其 epoch、所有主题、副本分配和分区状态：controller 的缓存依据 ZooKeeper 中的事实重建。"),
         ("KafkaController.processBrokerChange", "把 /brokers/ids 和 controller 的缓存做比较：新 broker 走 onBrokerStartup，下线的走 onBrokerFailure（它们的副本离线，重新选举 leader），epoch 变了的 broker 说明它重启过，两者都要走。"),
         ("BrokerChangeHandler.handleChildChange", "/brokers/ids 上的子节点 watch 触发了：处理器只是把 BrokerChange 放入 controller 的事件队列。等到处理这个事件、再次读取子节点时，watch 才重新设置。"),
-        ("ControllerChangeHandler", "/controller 被创建、修改或删除：每个 broker 都往队列里放入 ControllerChange 或 Reelect，发现 /controller 已经不在的 broker 就参加选举。"),
+        ("ControllerChangeHandler", "/controller 被创建、修改或删除：每个 broker 都往队列里放入 ⟨ControllerChange⟩ 或 ⟨Reelect⟩，发现 /controller 已经不在的 broker 就参加选举。"),
         ("ControllerEventManager.ControllerEventThread.doWork", "controller 唯一的事件线程从队列中取出下一个事件。事件按队列顺序一个接一个地执行，每个都执行完才轮到下一个。"),
         ("ControllerChannelManager.RequestSendThread.doWork", "controller 为某个 broker 开的发送线程投递下一个排队的控制请求。broker 只能通过这些请求得知 controller 的决定：请求到达之前，broker 的元数据缓存是过时的。"),
         ("MetadataCache.updateMetadata", "broker 应用一个 UpdateMetadata 请求：存活的 broker、各分区的 leader 和 ISR，都是 controller 发送时所知道的样子。"),
         ("ReplicaManager.becomeLeaderOrFollower", "broker 应用 LeaderAndIsr：对每个分区成为 leader（接受写入）或 follower（开始拉取），controller epoch 或 leader epoch 过时的请求会被忽略。"),
         ("ReplicaStateMachine.handleStateChanges", "副本状态机让副本在 NewReplica、OnlineReplica、OfflineReplica 和各个删除状态之间转换，并把每次转换需要的控制请求排进队列。"),
-        ("PartitionStateMachine.handleStateChanges", "分区状态机让分区在 New、Online、Offline 和 NonExistent 之间转换，必要时选举 leader，并把结果写入分区状态 znode。"),
+        ("PartitionStateMachine.handleStateChanges", "分区状态机让分区在 NewPartition、OnlinePartition、OfflinePartition 和 NonExistentPartition 之间转换，必要时选举 leader，并把结果写入分区状态 znode。"),
         ("PartitionStateMachine.doElectLeaderForPartitions", "选举 leader：对离线分区，选副本分配中第一个既存活又在 ISR 中的副本（只有 unclean.leader.election.enable 开启时才可以选任意存活副本），以 zkVersion 为条件写入 /brokers/topics/<t>/partitions/<p>/state。"),
         ("ZkIsrManager.maybePropagateIsrChanges", "isr-change-propagation（每 2.5 s 一次）：待传播的 ISR 变更在 5 s 内没有新变化、或距上次发布已满 60 s 时，发布为顺序节点 /isr_change_notification/isr_change_。controller 在这个路径上的子节点 watch 会唤醒它。"),
         ("ZkIsrManager.submit", "leader 自己把新的 ISR 写入分区状态 znode，条件是它缓存的 zkVersion。在变更被传播之前，controller 并不知道。"),
@@ -183,12 +192,7 @@ pub fn source_explanation_in(lang: Lang, source: &str) -> &'static str {
         ("ReplicaFetcherThread.processPartitionData", "follower 追加了拉取到的数据：它的日志末端位移（LEO）前移；等 ISR 中每个成员都有了这些数据，leader 的高水位才前移。"),
         ("KafkaServer.startup", "broker 进程启动：建立 ZooKeeper session，创建顶层路径，注册自己，然后启动 controller 和副本管理器等组件。"),
         ("ZooKeeper.create", "控制台的 create：创建持久、临时（-e）或顺序（-s）znode。父节点不存在时得到 NoNode；路径已存在时得到 NodeExists。"),
-    ];
-    match lang {
-        Lang::En => source_explanation(source),
-        Lang::Zh => ZH.iter().find(|(prefix, _)| source.starts_with(prefix)).map(|(_, text)| *text).unwrap_or(""),
-    }
-}
+];
 
 /// [`kind_explanation`] in the page's language.
 pub fn kind_explanation_in(lang: Lang, kind: &str) -> &'static str {
@@ -284,12 +288,10 @@ mod tests {
             assert!(!kind_explanation_in(Lang::Zh, kind).is_empty(), "{kind}");
             assert!(crate::i18n::prose::english_words(kind_explanation_in(Lang::Zh, kind)).is_empty(), "{kind}");
         }
-        for source in
-            ["KafkaZkClient.createTopLevelPaths", "KafkaController.processBrokerChange", "ZooKeeper.create", "KafkaServer.startup"]
-        {
-            assert!(!source_explanation(source).is_empty());
-            let zh = source_explanation_in(Lang::Zh, source);
-            assert!(!zh.is_empty(), "{source}");
+        let prefixes = |table: &[(&'static str, &str)]| table.iter().map(|(p, _)| *p).collect::<Vec<_>>();
+        assert_eq!(prefixes(SOURCES), prefixes(SOURCES_ZH));
+        for (source, zh) in SOURCES_ZH {
+            assert_eq!(source_explanation_in(Lang::Zh, source), *zh);
             assert!(crate::i18n::prose::english_words(zh).is_empty(), "{source}: {zh}");
         }
         assert_eq!(source_explanation_in(Lang::En, "ZooKeeper.create"), source_explanation("ZooKeeper.create"));

@@ -381,6 +381,27 @@ const TABLE: &[(&str, &str)] = &[
     ("You have left the narrated path: you took an action of your own, or moved the timeline away from this beat.", "你离开了导览的路线：你自己做了操作，或者把时间线移离了这一段。"),
 ];
 
+/// Text with identifiers marked `⟨...⟩` (the Chinese explanations name
+/// Kafka's events this way): the identifiers become `translate="no"` spans,
+/// the marks disappear. Text without marks is returned as is.
+pub fn rich(text: &str) -> yew::Html {
+    use yew::html;
+    if !text.contains('⟨') {
+        return html! { { text.to_string() } };
+    }
+    html! {
+        <>
+            { for text.split(['⟨', '⟩']).enumerate().filter(|(_, part)| !part.is_empty()).map(|(i, part)| {
+                if i % 2 == 1 {
+                    html! { <span translate="no">{ part.to_string() }</span> }
+                } else {
+                    html! { { part.to_string() } }
+                }
+            }) }
+        </>
+    }
+}
+
 /// Finding English left in Chinese text (the native tests use it; the
 /// browser test `tests/browser/i18n.test.mjs` applies the same rules).
 #[cfg(test)]
@@ -428,9 +449,12 @@ pub mod prose {
             && !word.chars().skip(1).any(|c| c.is_ascii_uppercase())
     }
 
-    /// The English words in text meant to be in Chinese.
+    /// The English words in text meant to be in Chinese (identifiers
+    /// between `⟨` and `⟩` aside: see [`super::rich`]).
     pub fn english_words(text: &str) -> Vec<String> {
-        text.split(|c: char| c.is_whitespace() || !c.is_ascii())
+        let outside: String = text.split(['⟨', '⟩']).step_by(2).collect::<Vec<_>>().join(" ");
+        outside
+            .split(|c: char| c.is_whitespace() || !c.is_ascii())
             .map(|w| w.trim_start_matches(|c: char| "([{'\"`".contains(c)).trim_end_matches(|c: char| ")]},.;:!?'\"`".contains(c)))
             .filter(|w| plain(w) && !ALLOWED.contains(&w.to_ascii_lowercase().as_str()))
             .map(str::to_string)

@@ -47,9 +47,9 @@ pub fn explanation(p: &EventsProps) -> Html {
             </p>
             <p class="kz-summary" data-testid="step-summary">{ p.lang.summary(&e.kind, &e.summary) }</p>
             if !format::source_explanation_in(p.lang, &e.source).is_empty() {
-                <p class="kz-why kz-why-method" data-testid="method-explanation">{ format::source_explanation_in(p.lang, &e.source) }</p>
+                <p class="kz-why kz-why-method" data-testid="method-explanation">{ crate::i18n::rich(format::source_explanation_in(p.lang, &e.source)) }</p>
             }
-            <p class="kz-why">{ format::kind_explanation_in(p.lang, &e.kind) }</p>
+            <p class="kz-why">{ crate::i18n::rich(format::kind_explanation_in(p.lang, &e.kind)) }</p>
             if !pairs.is_empty() {
                 <dl class="kz-detail-pairs" translate="no">
                     { for pairs.into_iter().map(|(k, v)| html! { <><dt>{ k }</dt><dd>{ v }</dd></> }) }
