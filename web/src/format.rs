@@ -282,9 +282,27 @@ mod tests {
 
     #[test]
     fn every_explanation_has_its_chinese() {
-        for kind in
-            ["zk-request", "zk-result", "zk-session", "watch-event", "controller-event", "controller-step", "control-request", "broker"]
-        {
+        let kinds = [
+            "zk-request",
+            "zk-result",
+            "zk-session",
+            "watch-event",
+            "controller-event",
+            "controller-step",
+            "control-request",
+            "broker",
+            "session-expired",
+            "scheduled-task",
+            "replica-fetch",
+            "isr-change",
+            "produce",
+            "action",
+            "admin",
+            "config-change",
+            "log-dir",
+        ];
+        for kind in kinds {
+            assert!(!kind_explanation(kind).is_empty(), "{kind}");
             assert!(!kind_explanation_in(Lang::Zh, kind).is_empty(), "{kind}");
             assert!(crate::i18n::prose::english_words(kind_explanation_in(Lang::Zh, kind)).is_empty(), "{kind}");
         }
