@@ -145,7 +145,7 @@ fn choose(sim: &Sim, rng: &mut Rng, topics: &mut u32) -> Vec<String> {
                 replicas.iter().map(|r| r.to_string()).collect::<Vec<_>>().join(",")
             ))
         }
-        14 if sim.zk().tree().get("/brokers/ids").map(|n| n.children.len()).unwrap_or(0) >= 2 => {
+        14 if sim.zk().tree().get("/brokers/ids").map(|n| n.stat.num_children).unwrap_or(0) >= 2 => {
             *topics += 1;
             Some(format!("topic create chaos{topics} partitions={} replication-factor=2", rng.range_inclusive(1, 3)))
         }

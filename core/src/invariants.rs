@@ -85,11 +85,10 @@ impl InvariantChecker {
 
     fn partition_states(&mut self, sim: &Sim) -> Result<(), Violation> {
         let tree = sim.zk().tree();
-        let Some(topics) = tree.get(zk_data::BROKER_TOPICS) else { return Ok(()) };
-        for topic in &topics.children {
+        for topic in tree.children(zk_data::BROKER_TOPICS) {
             let Some(assignment) = tree.get(&zk_data::topic_path(topic)).and_then(|n| zk_data::decode_topic(&n.data)) else { continue };
             for (p, a) in assignment {
-                let tp = TopicPartition { topic: topic.clone(), partition: p };
+                let tp = TopicPartition { topic: topic.to_string(), partition: p };
                 let path = zk_data::partition_state_path(&tp);
                 let Some(node) = tree.get(&path) else { continue };
                 let Some(s) = LeaderIsrAndControllerEpoch::decode(&node.data, node.stat.version) else {

@@ -214,7 +214,7 @@ fn znodes(sim: &Sim, previous_zxid: i64, deleted: &BTreeSet<String>) -> Vec<Znod
                     ""
                 },
                 watchers,
-                children: n.children.len(),
+                children: n.stat.num_children.max(0) as usize,
             }
         })
         .collect();
@@ -307,11 +307,10 @@ pub(crate) fn partitions_in_zookeeper(
 ) -> Vec<(crate::scenario::TopicPartition, zk_data::ReplicaAssignment, Option<LeaderIsrAndControllerEpoch>)> {
     let tree = sim.zk().tree();
     let mut out = Vec::new();
-    let Some(topics) = tree.get(zk_data::BROKER_TOPICS) else { return out };
-    for topic in &topics.children {
+    for topic in tree.children(zk_data::BROKER_TOPICS) {
         let Some(assignment) = tree.get(&zk_data::topic_path(topic)).and_then(|n| zk_data::decode_topic(&n.data)) else { continue };
         for (p, a) in assignment {
-            let tp = crate::scenario::TopicPartition { topic: topic.clone(), partition: p };
+            let tp = crate::scenario::TopicPartition { topic: topic.to_string(), partition: p };
             let state =
                 tree.get(&zk_data::partition_state_path(&tp)).and_then(|n| LeaderIsrAndControllerEpoch::decode(&n.data, n.stat.version));
             out.push((tp, a, state));

@@ -348,7 +348,7 @@ mod tests {
         let e = runner.run_to_end(&mut crate::trace::Trace::default()).unwrap_err();
         assert_eq!(e.line(), 7);
         let tree = runner.sim().zk().tree();
-        assert_eq!(tree.get("/config/changes").map(|n| n.children.len()), Some(1), "no second notification");
+        assert_eq!(tree.get("/config/changes").map(|n| n.stat.num_children), Some(1), "no second notification");
         let config = tree.get("/config/topics/orders").unwrap();
         assert_eq!(
             (config.stat.version, String::from_utf8_lossy(&config.data).as_ref()),

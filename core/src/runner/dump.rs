@@ -68,7 +68,7 @@ pub fn dump(sim: &Sim) -> StateDump {
                 mtime: n.stat.mtime,
                 data_length: n.stat.data_length,
                 num_children: n.stat.num_children,
-                children: n.children.iter().cloned().collect(),
+                children: zk.tree().children(path).into_iter().map(String::from).collect(),
             };
             (path.clone(), d)
         })

@@ -45,7 +45,9 @@ pub fn actual(sim: &Sim, subject: &Subject) -> Value {
                         ZnodeAspect::Version => Value::from(n.stat.version),
                         ZnodeAspect::Cversion => Value::from(n.stat.cversion),
                         ZnodeAspect::Ephemeral => Value::Bool(n.is_ephemeral()),
-                        ZnodeAspect::Children => Value::from(n.children.iter().cloned().collect::<Vec<_>>()),
+                        ZnodeAspect::Children => {
+                            Value::from(sim.zk().tree().children(path).into_iter().map(String::from).collect::<Vec<_>>())
+                        }
                     },
                 },
             }

@@ -6,13 +6,16 @@
 use super::error::KeeperError;
 use super::path;
 use super::stat::{SessionId, Stat, Zxid};
+use std::collections::btree_map::Entry;
 use std::collections::{BTreeMap, BTreeSet};
+use std::ops::Bound;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ZNode {
     pub data: Vec<u8>,
+    /// `stat.num_children` counts the children; their names are the paths
+    /// one level below (`DataTree::children`), not kept a second time.
     pub stat: Stat,
-    pub children: BTreeSet<String>,
     /// Successful child creations ever: the next sequential suffix. The real
     /// server's `cversion` also counts deletions, but suffixes do not (measured
     /// on ZooKeeper 3.8.0: create /p/a, delete it, create /p/s- → s-0000000001).
@@ -21,7 +24,7 @@ pub struct ZNode {
 
 impl ZNode {
     fn new(data: Vec<u8>, stat: Stat) -> ZNode {
-        ZNode { data, stat, children: BTreeSet::new(), child_creations: 0 }
+        ZNode { data, stat, child_creations: 0 }
     }
 
     pub fn is_ephemeral(&self) -> bool {
@@ -98,20 +101,13 @@ impl DataTree {
     /// `/zookeeper/config` aversion -1).
     pub fn new() -> DataTree {
         let mut nodes = BTreeMap::new();
-        let mut root = ZNode::new(Vec::new(), Stat { cversion: -1, ..Stat::default() });
-        root.children.insert("zookeeper".into());
-        let mut zk = ZNode::new(Vec::new(), Stat { cversion: -2, ..Stat::default() });
-        zk.children.insert("config".into());
-        zk.children.insert("quota".into());
+        let root = ZNode::new(Vec::new(), Stat { cversion: -1, num_children: 1, ..Stat::default() });
+        let zk = ZNode::new(Vec::new(), Stat { cversion: -2, num_children: 2, ..Stat::default() });
         nodes.insert("/".to_string(), root);
         nodes.insert("/zookeeper".to_string(), zk);
         nodes.insert("/zookeeper/config".to_string(), ZNode::new(Vec::new(), Stat { aversion: -1, ..Stat::default() }));
         nodes.insert("/zookeeper/quota".to_string(), ZNode::new(Vec::new(), Stat::default()));
-        let mut tree = DataTree { nodes, ephemerals: BTreeMap::new() };
-        for p in ["/", "/zookeeper"] {
-            tree.refresh_counts(p);
-        }
-        tree
+        DataTree { nodes, ephemerals: BTreeMap::new() }
     }
 
     pub fn get(&self, path: &str) -> Option<&ZNode> {
@@ -136,10 +132,32 @@ impl DataTree {
         self.ephemerals.get(&session).map(|s| s.iter().cloned().collect()).unwrap_or_default()
     }
 
-    fn refresh_counts(&mut self, path: &str) {
-        if let Some(n) = self.nodes.get_mut(path) {
-            n.stat.num_children = n.children.len() as i32;
-            n.stat.data_length = n.data.len() as i32;
+    /// The names of `path`'s children, in order: the paths one level below
+    /// it, found in the path-ordered map by skipping each child's subtree.
+    pub fn children(&self, path: &str) -> Vec<&str> {
+        let prefix = if path == "/" { "/".to_string() } else { format!("{path}/") };
+        let mut out = Vec::new();
+        let mut from = prefix.clone();
+        loop {
+            let mut skip_to = None;
+            for (key, _) in self.nodes.range::<str, _>((Bound::Included(from.as_str()), Bound::Unbounded)) {
+                let Some(rest) = key.strip_prefix(prefix.as_str()) else { return out };
+                match rest.find('/') {
+                    // `/` itself, when listing the root.
+                    _ if rest.is_empty() => {}
+                    None => out.push(rest),
+                    // A grandchild: the child's subtree ends before
+                    // `prefix + child + '0'` ('0' follows '/').
+                    Some(i) => {
+                        skip_to = Some(format!("{prefix}{}0", &rest[..i]));
+                        break;
+                    }
+                }
+            }
+            match skip_to {
+                Some(next) => from = next,
+                None => return out,
+            }
         }
     }
 
@@ -158,18 +176,21 @@ impl DataTree {
         if path == "/" {
             return Err(KeeperError::NodeExists);
         }
-        // One descent for the parent, one into its child set (which holds a
-        // name exactly when the node exists) and one to insert the node.
-        let parent = self.nodes.get_mut(path::parent(path)).ok_or(KeeperError::NoNode)?;
+        // Two descents when it succeeds: the parent's, updated at once, and
+        // the new node's; the parent is put back if the node exists.
+        let parent_path = path::parent(path);
+        let parent = self.nodes.get_mut(parent_path).ok_or(KeeperError::NoNode)?;
         let full = if mode.sequential { format!("{path}{:010}", parent.child_creations) } else { path.to_string() };
         // An ephemeral parent has no children, so NodeExists (checked
         // first by the server) cannot apply to it.
         if parent.is_ephemeral() {
             return Err(KeeperError::NoChildrenForEphemerals);
         }
-        if !parent.children.insert(path::name(&full).to_string()) {
-            return Err(KeeperError::NodeExists);
-        }
+        let (parent_stat, parent_creations) = (parent.stat, parent.child_creations);
+        parent.child_creations += 1;
+        parent.stat.cversion += 1;
+        parent.stat.pzxid = txn.zxid;
+        parent.stat.num_children += 1;
         let owner = if mode.ephemeral { owner } else { 0 };
         let stat = Stat {
             czxid: txn.zxid,
@@ -181,17 +202,24 @@ impl DataTree {
             data_length: data.len() as i32,
             ..Stat::default()
         };
-        txn.keep_undo(|| Undo::Created { path: full.clone(), parent_stat: parent.stat, parent_creations: parent.child_creations });
-        parent.child_creations += 1;
-        parent.stat.cversion += 1;
-        parent.stat.pzxid = txn.zxid;
-        parent.stat.num_children = parent.children.len() as i32;
-        if owner != 0 {
-            self.ephemerals.entry(owner).or_default().insert(full.clone());
+        match self.nodes.entry(full) {
+            Entry::Occupied(_) => {
+                let parent = self.nodes.get_mut(parent_path).expect("found above");
+                parent.stat = parent_stat;
+                parent.child_creations = parent_creations;
+                Err(KeeperError::NodeExists)
+            }
+            Entry::Vacant(v) => {
+                let full = v.key().clone();
+                v.insert(ZNode::new(data, stat));
+                txn.keep_undo(|| Undo::Created { path: full.clone(), parent_stat, parent_creations });
+                if owner != 0 {
+                    self.ephemerals.entry(owner).or_default().insert(full.clone());
+                }
+                txn.note(|| Change::Created(full.clone()));
+                Ok(full)
+            }
         }
-        txn.note(|| Change::Created(full.clone()));
-        self.nodes.insert(full.clone(), ZNode::new(data, stat));
-        Ok(full)
     }
 
     /// `delete`: node exists, version matches, no children.
@@ -205,7 +233,7 @@ impl DataTree {
         }
         let node = self.nodes.get(path).ok_or(KeeperError::NoNode)?;
         Self::check_version(node, version)?;
-        if !node.children.is_empty() {
+        if node.stat.num_children != 0 {
             return Err(KeeperError::NotEmpty);
         }
         let node = self.nodes.remove(path).expect("checked above");
@@ -220,10 +248,9 @@ impl DataTree {
         let parent = self.nodes.get_mut(parent_path).expect("checked above");
         let parent_stat = parent.stat;
         txn.keep_undo(|| Undo::Deleted { path: path.to_string(), node, parent_stat });
-        parent.children.remove(path::name(path));
         parent.stat.cversion += 1;
         parent.stat.pzxid = txn.zxid;
-        parent.stat.num_children = parent.children.len() as i32;
+        parent.stat.num_children -= 1;
         txn.note(|| Change::Deleted(path.to_string()));
         Ok(())
     }
@@ -268,7 +295,6 @@ impl DataTree {
                         }
                     }
                     if let Some(parent) = self.nodes.get_mut(path::parent(&path)) {
-                        parent.children.remove(path::name(&path));
                         parent.stat = parent_stat;
                         parent.child_creations = parent_creations;
                     }
@@ -278,7 +304,6 @@ impl DataTree {
                         self.ephemerals.entry(node.stat.ephemeral_owner).or_default().insert(path.clone());
                     }
                     if let Some(parent) = self.nodes.get_mut(path::parent(&path)) {
-                        parent.children.insert(path::name(&path).to_string());
                         parent.stat = parent_stat;
                     }
                     self.nodes.insert(path, node);
@@ -290,6 +315,29 @@ impl DataTree {
                     }
                 }
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn children_are_the_paths_one_level_below_in_name_order() {
+        let mut tree = DataTree::new();
+        let (mut changes, mode) = (Vec::new(), CreateMode { ephemeral: false, sequential: false });
+        for p in ["/a", "/a/b", "/a/b/c", "/a/b/c/d", "/a/b-x", "/a/b.y", "/a/b.y/z", "/a/b0", "/a/c", "/a/c/e", "/ab", "/a-"] {
+            let mut txn = Txn { zxid: 1, now: 0, changes: Some(&mut changes), undo: None };
+            tree.create(p, Vec::new(), mode, 0, &mut txn).expect(p);
+        }
+        assert_eq!(tree.children("/a"), ["b", "b-x", "b.y", "b0", "c"]);
+        assert_eq!(tree.children("/"), ["a", "a-", "ab", "zookeeper"]);
+        assert_eq!(tree.children("/a/b"), ["c"]);
+        assert!(tree.children("/a/b/c/d").is_empty());
+        assert!(tree.children("/missing").is_empty());
+        for (path, node) in tree.iter() {
+            assert_eq!(tree.children(path).len() as i32, node.stat.num_children, "{path}");
         }
     }
 }

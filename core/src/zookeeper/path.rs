@@ -15,18 +15,23 @@ fn plainly_valid(path: &[u8], sequential: bool) -> bool {
     if rest.is_empty() {
         return true;
     }
-    let mut segments = rest.split(|&b| b == b'/').peekable();
-    while let Some(segment) = segments.next() {
-        // A sequential create's last segment gets the counter appended.
-        let last_of_sequential = sequential && segments.peek().is_none();
-        if !last_of_sequential && matches!(segment, b"" | b"." | b"..") {
-            return false;
-        }
-        if segment.iter().any(|&b| !(0x20..0x7f).contains(&b)) {
+    // Bytes since the last '/', and whether they are all dots.
+    let (mut len, mut dots) = (0usize, 0usize);
+    for &b in rest {
+        if b == b'/' {
+            if len == 0 || (dots == len && len <= 2) {
+                return false;
+            }
+            (len, dots) = (0, 0);
+        } else if (0x20..0x7f).contains(&b) {
+            len += 1;
+            dots += usize::from(b == b'.');
+        } else {
             return false;
         }
     }
-    true
+    // A sequential create's last segment gets the counter appended.
+    sequential || !(len == 0 || (dots == len && len <= 2))
 }
 
 fn explain_invalid_path(path: &str, sequential: bool) -> Result<(), String> {

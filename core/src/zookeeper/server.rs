@@ -254,7 +254,8 @@ impl ZooKeeper {
             }
             Request::GetChildren { watch, .. } => {
                 let node = self.tree.get(p).ok_or(KeeperError::NoNode)?;
-                let response = Response::Children { children: node.children.iter().cloned().collect(), stat: node.stat };
+                let children = self.tree.children(p).into_iter().map(String::from).collect();
+                let response = Response::Children { children, stat: node.stat };
                 if *watch {
                     self.watches.add_child_watch(p, session);
                 }
