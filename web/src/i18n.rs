@@ -174,7 +174,7 @@ const TABLE: &[(&str, &str)] = &[
     ("Reset to step 0", "回到第0步"),
     ("Run to the end", "运行到结尾"),
     ("Timeline", "时间线"),
-    ("Step", "步"),
+    ("Step", "步骤"),
     ("Virtual time", "虚拟时间"),
     ("Speed", "速度"),
     ("Keyboard shortcuts", "键盘快捷键"),
