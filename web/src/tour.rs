@@ -532,6 +532,34 @@ mod tests {
         assert!(parse(r#"{"title": {"en": "T `x", "zh": "T"}, "beats": []}"#).unwrap_err().message.contains("backtick"));
     }
 
+    /// The app's `StepToLine` (the tour's Next) stops at the first step of
+    /// the line, never past it, in chunks of at most `END_CHUNK` steps.
+    #[test]
+    fn step_to_line_stops_at_the_first_step_of_the_line() {
+        use crate::state::{Action, AppState, END_CHUNK};
+        use yew::Reducible;
+        let mut state = std::rc::Rc::new(AppState::from_address(&crate::address::parse("?scenario=controller-failover", "")));
+        let position = |s: &AppState| s.sandbox.as_ref().unwrap().borrow().position();
+        let line = |s: &AppState| s.sandbox.as_ref().unwrap().borrow().view().line;
+        for target in [12, 22, 31, 40] {
+            for _ in 0..1000 {
+                if line(&state) >= target {
+                    break;
+                }
+                let before = position(&state);
+                state = state.reduce(Action::StepToLine(target));
+                assert!(position(&state) - before <= END_CHUNK);
+            }
+            assert_eq!(line(&state), target);
+            let at = position(&state);
+            state = state.reduce(Action::StepToLine(target));
+            assert_eq!(position(&state), at, "already there: no step");
+            let mut back = Sandbox::load(scenarios::find("controller-failover").unwrap()).unwrap();
+            back.seek(at - 1);
+            assert!(back.view().line < target, "step {at} is the first of line {target}");
+        }
+    }
+
     /// Every built-in scenario of the contract has its tour.
     #[test]
     fn every_seed_scenario_has_a_tour() {
