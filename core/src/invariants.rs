@@ -88,7 +88,7 @@ impl InvariantChecker {
         for topic in tree.children(zk_data::BROKER_TOPICS) {
             let Some(assignment) = tree.get(&zk_data::topic_path(topic)).and_then(|n| zk_data::decode_topic(&n.data)) else { continue };
             for (p, a) in assignment {
-                let tp = TopicPartition { topic: topic.to_string(), partition: p };
+                let tp = TopicPartition { topic: topic.into(), partition: p };
                 let path = zk_data::partition_state_path(&tp);
                 let Some(node) = tree.get(&path) else { continue };
                 let Some(s) = LeaderIsrAndControllerEpoch::decode(&node.data, node.stat.version) else {

@@ -310,7 +310,7 @@ pub(crate) fn partitions_in_zookeeper(
     for topic in tree.children(zk_data::BROKER_TOPICS) {
         let Some(assignment) = tree.get(&zk_data::topic_path(topic)).and_then(|n| zk_data::decode_topic(&n.data)) else { continue };
         for (p, a) in assignment {
-            let tp = crate::scenario::TopicPartition { topic: topic.to_string(), partition: p };
+            let tp = crate::scenario::TopicPartition { topic: topic.into(), partition: p };
             let state =
                 tree.get(&zk_data::partition_state_path(&tp)).and_then(|n| LeaderIsrAndControllerEpoch::decode(&n.data, n.stat.version));
             out.push((tp, a, state));
@@ -348,7 +348,7 @@ fn partitions(sim: &Sim) -> Vec<PartitionView> {
             .collect();
         out.push(PartitionView {
             tp: tp.to_string(),
-            topic: topic.clone(),
+            topic: topic.to_string(),
             partition: p,
             replicas: a.replicas.clone(),
             leader: state.as_ref().map(|s| s.leader),

@@ -249,7 +249,7 @@ pub fn elect_preferred(zkc: &mut ZooKeeperClient, io: &mut Io, partitions: &[Top
         for t in topics {
             if let Ok((data, _)) = zkc.get_data(io, ACTOR, "KafkaZkClient.getReplicaAssignmentForTopics", &zk_data::topic_path(&t)) {
                 all.extend(
-                    zk_data::decode_topic(&data).unwrap_or_default().keys().map(|p| TopicPartition { topic: t.clone(), partition: *p }),
+                    zk_data::decode_topic(&data).unwrap_or_default().keys().map(|p| TopicPartition { topic: (&t).into(), partition: *p }),
                 );
             }
         }

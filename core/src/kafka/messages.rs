@@ -30,7 +30,7 @@ pub enum Errors {
 /// Per partition in a LeaderAndIsr request.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct LeaderAndIsrPartitionState {
-    pub topic: String,
+    pub topic: crate::scenario::Topic,
     pub partition: i32,
     pub controller_epoch: i32,
     pub leader: BrokerId,
@@ -52,7 +52,7 @@ impl LeaderAndIsrPartitionState {
 /// Per partition in an UpdateMetadata request.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct UpdateMetadataPartitionState {
-    pub topic: String,
+    pub topic: crate::scenario::Topic,
     pub partition: i32,
     pub controller_epoch: i32,
     pub leader: BrokerId,
@@ -65,7 +65,7 @@ pub struct UpdateMetadataPartitionState {
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct StopReplicaPartitionState {
-    pub topic: String,
+    pub topic: crate::scenario::Topic,
     pub partition: i32,
     pub leader_epoch: i32,
     pub delete_partition: bool,

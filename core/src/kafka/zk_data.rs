@@ -269,7 +269,7 @@ pub fn decode_partitions(data: &[u8]) -> Option<Vec<TopicPartition>> {
     v.get("partitions")?
         .as_array()?
         .iter()
-        .map(|p| Some(TopicPartition { topic: p.get("topic")?.as_str()?.to_string(), partition: p.get("partition")?.as_i64()? as i32 }))
+        .map(|p| Some(TopicPartition { topic: p.get("topic")?.as_str()?.into(), partition: p.get("partition")?.as_i64()? as i32 }))
         .collect()
 }
 
@@ -283,7 +283,7 @@ pub fn decode_reassignment(data: &[u8]) -> Option<BTreeMap<TopicPartition, Vec<B
     let v: Value = serde_json::from_slice(data).ok()?;
     let mut out = BTreeMap::new();
     for p in v.get("partitions")?.as_array()? {
-        let tp = TopicPartition { topic: p.get("topic")?.as_str()?.to_string(), partition: p.get("partition")?.as_i64()? as i32 };
+        let tp = TopicPartition { topic: p.get("topic")?.as_str()?.into(), partition: p.get("partition")?.as_i64()? as i32 };
         let replicas = p.get("replicas")?.as_array()?.iter().map(|b| b.as_i64().map(|b| b as BrokerId)).collect::<Option<Vec<_>>>()?;
         out.insert(tp, replicas);
     }

@@ -661,7 +661,7 @@ pub fn parse_tp(s: &str) -> Result<TopicPartition, String> {
     validate_topic_name(topic)?;
     let partition =
         p.parse::<i32>().ok().filter(|p| *p >= 0).ok_or_else(|| format!("the partition in '{s}' must be a whole number ≥ 0"))?;
-    Ok(TopicPartition { topic: topic.to_string(), partition })
+    Ok(TopicPartition { topic: topic.into(), partition })
 }
 
 /// `1,2,3` → broker ids.

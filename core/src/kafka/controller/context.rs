@@ -123,7 +123,7 @@ impl ControllerContext {
     }
 
     pub fn assignment(&self, tp: &TopicPartition) -> Option<&ReplicaAssignment> {
-        self.assignments.get(&tp.topic)?.get(&tp.partition)
+        self.assignments.get(tp.topic.as_str())?.get(&tp.partition)
     }
 
     pub fn replicas(&self, tp: &TopicPartition) -> Vec<BrokerId> {
@@ -131,13 +131,13 @@ impl ControllerContext {
     }
 
     pub fn all_partitions(&self) -> Vec<TopicPartition> {
-        self.assignments.iter().flat_map(|(t, ps)| ps.keys().map(move |p| TopicPartition { topic: t.clone(), partition: *p })).collect()
+        self.assignments.iter().flat_map(|(t, ps)| ps.keys().map(move |p| TopicPartition { topic: t.into(), partition: *p })).collect()
     }
 
     pub fn partitions_for_topic(&self, topic: &str) -> Vec<TopicPartition> {
         self.assignments
             .get(topic)
-            .map(|ps| ps.keys().map(|p| TopicPartition { topic: topic.to_string(), partition: *p }).collect())
+            .map(|ps| ps.keys().map(|p| TopicPartition { topic: topic.into(), partition: *p }).collect())
             .unwrap_or_default()
     }
 
@@ -148,7 +148,7 @@ impl ControllerContext {
             for (p, a) in ps {
                 for r in &a.replicas {
                     if brokers.contains(r) {
-                        out.push((TopicPartition { topic: t.clone(), partition: *p }, *r));
+                        out.push((TopicPartition { topic: t.into(), partition: *p }, *r));
                     }
                 }
             }

@@ -115,7 +115,7 @@ impl KafkaController {
     /// `failReplicaDeletion`: the replicas are ineligible, and so their topics.
     pub(crate) fn fail_replica_deletion(&mut self, cx: &mut Cx, replicas: &[Replica]) -> CResult<()> {
         let topics: BTreeSet<String> =
-            replicas.iter().map(|(tp, _)| tp.topic.clone()).filter(|t| self.ctx.is_topic_queued_for_deletion(t)).collect();
+            replicas.iter().map(|(tp, _)| tp.topic.to_string()).filter(|t| self.ctx.is_topic_queued_for_deletion(t)).collect();
         if topics.is_empty() {
             return Ok(());
         }
@@ -187,7 +187,7 @@ impl KafkaController {
             alive.into_iter().filter(|r| self.ctx.replica_state(r) != ReplicaState::ReplicaDeletionSuccessful).collect();
         self.replica_state_changes(cx, &dead, ReplicaState::ReplicaDeletionIneligible)?;
         if !dead.is_empty() {
-            let topics: BTreeSet<String> = dead.iter().map(|(tp, _)| tp.topic.clone()).collect();
+            let topics: BTreeSet<String> = dead.iter().map(|(tp, _)| tp.topic.to_string()).collect();
             let topics_list = crate::kafka::show(&topics);
             self.step(
                 cx,

@@ -154,8 +154,11 @@ impl KafkaController {
         self.trigger_online_partition_state_change(cx)?;
         self.numbered(cx, STARTUP, 5, 7, "resume reassignments whose target replicas include a new broker".into(), json!({}));
         self.maybe_resume_reassignments(cx, &new_set)?;
-        let deleting: BTreeSet<String> =
-            replicas.iter().filter(|(tp, _)| self.ctx.is_topic_queued_for_deletion(&tp.topic)).map(|(tp, _)| tp.topic.clone()).collect();
+        let deleting: BTreeSet<String> = replicas
+            .iter()
+            .filter(|(tp, _)| self.ctx.is_topic_queued_for_deletion(&tp.topic))
+            .map(|(tp, _)| tp.topic.to_string())
+            .collect();
         let deleting_list = crate::kafka::show(&deleting);
         self.numbered(
             cx,

@@ -290,7 +290,7 @@ impl KafkaController {
                 let ControlRequest::StopReplica { partitions, .. } = request else { return };
                 let deleting: std::collections::BTreeMap<_, _> = partitions
                     .iter()
-                    .filter(|p| p.delete_partition && self.ctx.topics_with_deletion_started.contains(&p.topic))
+                    .filter(|p| p.delete_partition && self.ctx.topics_with_deletion_started.contains(p.topic.as_str()))
                     .map(|p| {
                         let tp = crate::scenario::TopicPartition { topic: p.topic.clone(), partition: p.partition };
                         let e = partition_errors.get(&tp).copied().unwrap_or(Errors::NONE);

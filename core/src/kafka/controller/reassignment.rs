@@ -123,7 +123,7 @@ impl KafkaController {
 
     /// `onPartitionReassignment`.
     fn on_partition_reassignment(&mut self, cx: &mut Cx, tp: &TopicPartition, r: ReplicaAssignment) -> CResult<()> {
-        self.ctx.topics_ineligible_for_deletion.insert(tp.topic.clone());
+        self.ctx.topics_ineligible_for_deletion.insert(tp.topic.to_string());
         self.update_current_reassignment(cx, tp, &r)?;
         if !self.is_reassignment_complete(cx, tp, &r)? {
             self.step(cx, SRC, format!("{tp}: A1 bump the leader epoch and send LeaderAndIsr to {:?} (adding {:?}, removing {:?}); A2 adding replicas → NewReplica", r.replicas, r.adding, r.removing), json!({"partition": tp.to_string(), "replicas": r.replicas, "adding": r.adding, "removing": r.removing}));
@@ -141,7 +141,7 @@ impl KafkaController {
         );
         let adding: Vec<_> = r.adding.iter().map(|b| (tp.clone(), *b)).collect();
         self.replica_state_changes(cx, &adding, ReplicaState::OnlineReplica)?;
-        if let Some(a) = self.ctx.assignments.get_mut(&tp.topic).and_then(|m| m.get_mut(&tp.partition)) {
+        if let Some(a) = self.ctx.assignments.get_mut(tp.topic.as_str()).and_then(|m| m.get_mut(&tp.partition)) {
             *a = ReplicaAssignment::new(target.clone());
         }
         let leader = self.ctx.leadership.get(tp).map(|l| l.leader).unwrap_or(-1);
@@ -161,7 +161,7 @@ impl KafkaController {
         self.ctx.partitions_being_reassigned.remove(tp);
         let live: Vec<BrokerId> = self.ctx.live_or_shutting_down().into_iter().collect();
         self.send_update_metadata(cx, &live, std::slice::from_ref(tp));
-        self.ctx.topics_ineligible_for_deletion.remove(&tp.topic);
+        self.ctx.topics_ineligible_for_deletion.remove(tp.topic.as_str());
         self.resume_deletions(cx)
     }
 
@@ -169,7 +169,7 @@ impl KafkaController {
     /// context, watch the partition's state (ISR changes).
     fn update_current_reassignment(&mut self, cx: &mut Cx, tp: &TopicPartition, r: &ReplicaAssignment) -> CResult<()> {
         if self.ctx.assignment(tp) != Some(r) {
-            if let Some(a) = self.ctx.assignments.get_mut(&tp.topic).and_then(|m| m.get_mut(&tp.partition)) {
+            if let Some(a) = self.ctx.assignments.get_mut(tp.topic.as_str()).and_then(|m| m.get_mut(&tp.partition)) {
                 *a = r.clone();
             }
             self.write_topic_assignment(cx, &tp.topic)?;

@@ -106,7 +106,7 @@ impl KafkaController {
                 for tp in &valid {
                     let cur = self.ctx.replica_state(&(tp.clone(), b));
                     if cur == ReplicaState::NewReplica {
-                        if let Some(a) = self.ctx.assignments.get_mut(&tp.topic).and_then(|m| m.get_mut(&tp.partition)) {
+                        if let Some(a) = self.ctx.assignments.get_mut(tp.topic.as_str()).and_then(|m| m.get_mut(&tp.partition)) {
                             if !a.replicas.contains(&b) {
                                 a.replicas.push(b);
                             }
@@ -151,7 +151,7 @@ impl KafkaController {
             }
             ReplicaState::NonExistentReplica => {
                 for tp in &valid {
-                    if let Some(a) = self.ctx.assignments.get_mut(&tp.topic).and_then(|m| m.get_mut(&tp.partition)) {
+                    if let Some(a) = self.ctx.assignments.get_mut(tp.topic.as_str()).and_then(|m| m.get_mut(&tp.partition)) {
                         a.replicas.retain(|r| *r != b);
                         a.adding.retain(|r| *r != b);
                         a.removing.retain(|r| *r != b);

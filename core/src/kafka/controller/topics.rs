@@ -33,7 +33,7 @@ impl KafkaController {
         let mut partitions = Vec::new();
         for (t, a) in assignments {
             for p in a.keys() {
-                partitions.push(TopicPartition { topic: t.clone(), partition: *p });
+                partitions.push(TopicPartition { topic: (&t).into(), partition: *p });
             }
             self.ctx.assignments.insert(t, a);
         }
@@ -76,7 +76,7 @@ impl KafkaController {
         let Some(full) = a.get(topic).cloned() else { return Ok(()) };
         let known = self.ctx.assignments.get(topic).cloned().unwrap_or_default();
         let added: Vec<TopicPartition> =
-            full.keys().filter(|p| !known.contains_key(p)).map(|p| TopicPartition { topic: topic.to_string(), partition: *p }).collect();
+            full.keys().filter(|p| !known.contains_key(p)).map(|p| TopicPartition { topic: topic.into(), partition: *p }).collect();
         if added.is_empty() {
             return Ok(());
         }

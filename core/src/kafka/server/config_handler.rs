@@ -163,7 +163,7 @@ impl Broker {
     /// Forgets the overrides of topics it no longer has a log of.
     pub(super) fn prune_topic_overrides(&mut self) {
         let hosted: BTreeSet<String> =
-            self.replica_manager.partitions.keys().chain(self.replica_manager.disk.keys()).map(|tp| tp.topic.clone()).collect();
+            self.replica_manager.partitions.keys().chain(self.replica_manager.disk.keys()).map(|tp| tp.topic.to_string()).collect();
         self.dynamic_config.handlers.topic_overrides.retain(|t, _| hosted.contains(t));
     }
 

@@ -128,7 +128,7 @@ impl Broker {
     /// found on disk start with their topic's overrides.
     pub(super) fn log_manager_load_topic_configs(&mut self, io: &mut Io) {
         let actor = self.actor();
-        let on_disk: BTreeSet<String> = self.replica_manager.disk.keys().map(|tp| tp.topic.clone()).collect();
+        let on_disk: BTreeSet<String> = self.replica_manager.disk.keys().map(|tp| tp.topic.to_string()).collect();
         let Ok(mut topics) = kzk::get_all_topics(&mut self.zkc, io, &actor) else { return };
         topics.sort();
         for t in topics {
