@@ -147,6 +147,20 @@ impl Lang {
         }
     }
 
+    /// A message of the scenario parser (`column 7: ...`, as the core
+    /// writes it): the frame in the page's language, the core's own words
+    /// kept English and marked so.
+    pub fn error_frame(self, text: &str) -> yew::Html {
+        use yew::html;
+        let located = text.strip_prefix("column ").and_then(|rest| rest.split_once(": ")).filter(|(n, _)| n.parse::<u32>().is_ok());
+        match located {
+            Some((col, message)) if self == Lang::Zh => html! {
+                <>{ format!("第 {col} 列：") }<span lang="en" translate="no">{ message.to_string() }</span></>
+            },
+            _ => html! { <span lang="en" translate="no">{ text.to_string() }</span> },
+        }
+    }
+
     /// A method's own step numbering: "step 3 of 11" / "第3步（共11步）".
     pub fn step_of(self, n: u64, of: u64) -> String {
         match self {
@@ -379,6 +393,13 @@ const TABLE: &[(&str, &str)] = &[
     ("The end", "结束"),
     ("That is the end of the tour. Keep exploring: step, play, or take actions of your own.", "导览到此结束。继续探索吧：单步、播放，或者自己动手操作。"),
     ("You have left the narrated path: you took an action of your own, or moved the timeline away from this beat.", "你离开了导览的路线：你自己做了操作，或者把时间线移离了这一段。"),
+    // Big clusters: drawn in pages (issue 9).
+    ("Find a partition", "查找分区"),
+    ("{} more children of {}: show them all", "{1} 下还有 {0} 个子节点：全部显示"),
+    ("Show more", "显示更多"),
+    ("Showing {} of {} partitions ({} in all).", "显示 {} 个分区（匹配 {} 个，共 {} 个）。"),
+    ("{} other brokers' metadata caches agree with ZooKeeper.", "其余 {} 个 broker 的元数据缓存与 ZooKeeper 一致。"),
+    ("{} more partitions, where every actor agrees with ZooKeeper, are not drawn.", "另有 {} 个分区各方都与 ZooKeeper 一致，未画出。"),
 ];
 
 /// Text with identifiers marked `⟨...⟩` (the Chinese explanations name

@@ -135,7 +135,7 @@ pub fn action_forms(p: &FormsProps) -> Html {
             <code class="kz-form-line" data-testid="form-line" translate="no">{ &line }</code>
             <button type="submit" class="kz-btn" data-testid="form-send" aria-label={format!("{}: {line}", p.lang.t("Send"))} disabled={problem.is_some()}>{ p.lang.t("Send") }</button>
             if let Some(problem) = problem {
-                <p class="kz-check-as-typed" lang="en" translate="no">{ problem }</p>
+                <p class="kz-check-as-typed">{ p.lang.error_frame(&problem) }</p>
             }
         </form>
     }
@@ -167,9 +167,9 @@ pub fn console(p: &ConsoleProps) -> Html {
                 <button type="submit" class="kz-btn" data-testid="console-send" aria-label={t("Send")}>{ t("Send") }</button>
             </form>
             if let Some(error) = &p.error {
-                <p class="kz-inline-error" data-testid="console-error" role="alert" lang="en" translate="no">{ error }</p>
+                <p class="kz-inline-error" data-testid="console-error" role="alert">{ p.lang.error_frame(error) }</p>
             } else if let Some(problem) = check(&text) {
-                <p class="kz-check-as-typed" data-testid="console-check" lang="en" translate="no">{ problem }</p>
+                <p class="kz-check-as-typed" data-testid="console-check">{ p.lang.error_frame(&problem) }</p>
             }
             if p.at_end {
                 <p class="kz-hint">{ t("The script has ended: an action here lets the cluster play on for another 60 s of virtual time, \
