@@ -54,6 +54,12 @@ try {
     await page.screenshot({ path: path.join(OUT, `page-${width}.png`), fullPage: true, animations: 'disabled' });
     await page.emulateMedia({ colorScheme: 'dark' });
     await page.screenshot({ path: path.join(OUT, `page-dark-${width}.png`), fullPage: false, animations: 'disabled' });
+    // The same step in Chinese (the address keeps the place: lang=zh added).
+    const zh = await browser.open(`${new URL(page.url()).search}&lang=zh`.replace(/^/, '/'), { viewport: { width, height: 900 } });
+    await zh.page.addStyleTag({ content: '.kz-sticky { position: static !important; }' });
+    await zh.page.locator('[data-znode-path="/controller"]').click();
+    await zh.page.screenshot({ path: path.join(OUT, `page-zh-${width}.png`), fullPage: false, animations: 'disabled' });
+    await zh.page.close();
     await page.close();
   }
   console.log(`wrote ${fs.readdirSync(OUT).length} screenshots to ${path.relative(ROOT, OUT)}/`);
