@@ -44,6 +44,50 @@ impl RemoteReplica {
     }
 }
 
+/// The followers' fetch state by broker id, in id order: a map of a few
+/// entries kept in one sorted `Vec` (it is read on every fetch).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Remotes(Vec<(BrokerId, RemoteReplica)>);
+
+impl Remotes {
+    pub fn get(&self, id: &BrokerId) -> Option<&RemoteReplica> {
+        self.0.iter().find(|(b, _)| b == id).map(|(_, r)| r)
+    }
+
+    pub fn get_mut(&mut self, id: &BrokerId) -> Option<&mut RemoteReplica> {
+        self.0.iter_mut().find(|(b, _)| b == id).map(|(_, r)| r)
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = (&BrokerId, &RemoteReplica)> {
+        self.0.iter().map(|(b, r)| (b, r))
+    }
+}
+
+impl FromIterator<(BrokerId, RemoteReplica)> for Remotes {
+    /// As `BTreeMap` collects: sorted by id, a repeated id keeps its last value.
+    fn from_iter<I: IntoIterator<Item = (BrokerId, RemoteReplica)>>(iter: I) -> Remotes {
+        let mut v: Vec<(BrokerId, RemoteReplica)> = Vec::new();
+        for (b, r) in iter {
+            match v.binary_search_by_key(&b, |(k, _)| *k) {
+                Ok(i) => v[i].1 = r,
+                Err(i) => v.insert(i, (b, r)),
+            }
+        }
+        Remotes(v)
+    }
+}
+
+impl<'a> IntoIterator for &'a Remotes {
+    type Item = (&'a BrokerId, &'a RemoteReplica);
+    type IntoIter = std::iter::Map<
+        std::slice::Iter<'a, (BrokerId, RemoteReplica)>,
+        fn(&'a (BrokerId, RemoteReplica)) -> (&'a BrokerId, &'a RemoteReplica),
+    >;
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.iter().map(|(b, r)| (b, r))
+    }
+}
+
 /// A partition this broker hosts (`Partition` + its `Log`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct HostedPartition {
@@ -62,7 +106,7 @@ pub struct HostedPartition {
     /// The leader's LEO when it became leader (`leaderEpochStartOffset`).
     pub leader_epoch_start_offset: u64,
     /// Leader only: the followers' fetch state.
-    pub remote: BTreeMap<BrokerId, RemoteReplica>,
+    pub remote: Remotes,
     /// An ISR write failed (2.8's pending isrState): no more ISR changes
     /// until the next LeaderAndIsr.
     pub isr_update_pending: bool,
@@ -246,13 +290,13 @@ impl ReplicaManager {
                 Some(h) => (h.leo, h.hw, h.role == Role::Leader, h.remote.clone()),
                 // A log from before a restart: its HW comes from the checkpoint.
                 None => match self.disk.get(&tp) {
-                    Some((_, leo)) => (*leo, self.checkpointed.get(&tp).copied().unwrap_or(0).min(*leo), false, BTreeMap::new()),
-                    None => (0, 0, false, BTreeMap::new()),
+                    Some((_, leo)) => (*leo, self.checkpointed.get(&tp).copied().unwrap_or(0).min(*leo), false, Remotes::default()),
+                    None => (0, 0, false, Remotes::default()),
                 },
             };
             // makeLeader: every follower's caught-up time restarts (now if in
             // the ISR); a new leader forgets the followers' LEOs.
-            let remote: BTreeMap<BrokerId, RemoteReplica> = if role == Role::Leader {
+            let remote: Remotes = if role == Role::Leader {
                 p.replicas
                     .iter()
                     .filter(|b| **b != me)
@@ -265,7 +309,7 @@ impl ReplicaManager {
                     })
                     .collect()
             } else {
-                BTreeMap::new()
+                Remotes::default()
             };
             let mut hosted = HostedPartition {
                 role,
