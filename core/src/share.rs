@@ -270,7 +270,8 @@ mod tests {
 
     #[test]
     fn compression_round_trips_every_shape() {
-        let mut texts: Vec<Vec<u8>> = vec![vec![], b"a".to_vec(), b"aaaa".to_vec(), vec![b'x'; 100_000], "中文 ✓ ".repeat(300).into_bytes()];
+        let mut texts: Vec<Vec<u8>> =
+            vec![vec![], b"a".to_vec(), b"aaaa".to_vec(), vec![b'x'; 100_000], "中文 ✓ ".repeat(300).into_bytes()];
         let mut seed = 7u64;
         texts.push(
             (0..70_000)

@@ -236,7 +236,10 @@ fn znodes(sim: &Sim, previous_zxid: i64, deleted: &BTreeSet<String>) -> Vec<Znod
             });
         }
     }
-    out.sort_by(|a, b| a.path.cmp(&b.path));
+    // The tree iterates in path order; only the deleted ones need placing.
+    if !deleted.is_empty() {
+        out.sort_by(|a, b| a.path.cmp(&b.path));
+    }
     out
 }
 

@@ -56,8 +56,16 @@ pub enum Panel {
 }
 
 impl Panel {
-    pub const ALL: [Panel; 8] =
-        [Panel::Tree, Panel::Brokers, Panel::Explain, Panel::Partitions, Panel::Beliefs, Panel::Checkpoints, Panel::Sequence, Panel::Events];
+    pub const ALL: [Panel; 8] = [
+        Panel::Tree,
+        Panel::Brokers,
+        Panel::Explain,
+        Panel::Partitions,
+        Panel::Beliefs,
+        Panel::Checkpoints,
+        Panel::Sequence,
+        Panel::Events,
+    ];
     /// What an embed shows when `panels=` names none.
     pub const EMBED_DEFAULT: [Panel; 4] = [Panel::Tree, Panel::Brokers, Panel::Explain, Panel::Partitions];
 

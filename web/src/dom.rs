@@ -203,14 +203,19 @@ pub fn standalone_svg(testid: &str) -> Option<String> {
         let (Some(a), Some(b)) = (from.item(i), to.item(i)) else { continue };
         let (Ok(a), Ok(b)) = (a.dyn_into::<web_sys::Element>(), b.dyn_into::<web_sys::Element>()) else { continue };
         if let Ok(Some(style)) = window.get_computed_style(&a) {
-            let inline: String =
-                PROPS.iter().filter_map(|p| style.get_property_value(p).ok().filter(|v| !v.is_empty()).map(|v| format!("{p}:{v};"))).collect();
+            let inline: String = PROPS
+                .iter()
+                .filter_map(|p| style.get_property_value(p).ok().filter(|v| !v.is_empty()).map(|v| format!("{p}:{v};")))
+                .collect();
             let _ = b.set_attribute("style", &inline);
         }
     }
     if let Ok(Some(style)) = window.get_computed_style(&svg) {
         let background = style.get_property_value("background-color").unwrap_or_default();
-        let _ = copy.set_attribute("style", &format!("background:{background};font-family:{}", style.get_property_value("font-family").unwrap_or_default()));
+        let _ = copy.set_attribute(
+            "style",
+            &format!("background:{background};font-family:{}", style.get_property_value("font-family").unwrap_or_default()),
+        );
     }
     let text = web_sys::XmlSerializer::new().ok()?.serialize_to_string(&copy).ok()?;
     Some(format!("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n{text}\n"))

@@ -10,7 +10,29 @@ use std::sync::Arc;
 /// Keyframes kept at most; past this the interval doubles and every other
 /// keyframe goes, so memory stays bounded however long the run.
 const MAX_KEYFRAMES: usize = 128;
+/// ... and at least, however big the cluster.
+const MIN_KEYFRAMES: usize = 12;
+/// What all keyframes together may weigh, in [`weight`] units (about a
+/// znode, or one partition in one broker's caches; a few hundred bytes
+/// each): a 50-broker cluster with 1,000 partitions weighs about 100,000
+/// per snapshot, so it keeps [`MIN_KEYFRAMES`] — tens of megabytes — where
+/// 128 snapshots took 700 MB in the browser (issue 9). Seeks then replay
+/// more steps; small scenarios keep all 128.
+const KEYFRAME_BUDGET: usize = 2_000_000;
 const FIRST_INTERVAL: u64 = 32;
+
+/// How heavy one snapshot of the simulation is, roughly: the znodes, once
+/// in ZooKeeper and once more per broker (each broker caches about as many
+/// partition entries as ZooKeeper holds partition znodes).
+fn weight(runner: &Runner) -> usize {
+    let sim = runner.sim();
+    sim.zk().tree().len() * (1 + sim.brokers().len())
+}
+
+/// The keyframes a timeline of snapshots this heavy may keep.
+fn max_keyframes(weight: usize) -> usize {
+    (KEYFRAME_BUDGET / weight.max(1)).clamp(MIN_KEYFRAMES, MAX_KEYFRAMES)
+}
 
 #[derive(Clone, Debug)]
 pub struct Timeline {
@@ -113,7 +135,8 @@ impl Timeline {
             return;
         }
         self.keyframes.push(self.current.clone());
-        if self.keyframes.len() > MAX_KEYFRAMES {
+        let max = max_keyframes(weight(&self.current));
+        while self.keyframes.len() > max {
             self.interval *= 2;
             let interval = self.interval;
             self.keyframes.retain(|k| k.steps().is_multiple_of(interval));

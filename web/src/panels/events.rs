@@ -141,6 +141,7 @@ pub fn event_log(p: &EventsProps) -> Html {
         (actor_filter.is_empty() || format::actor_family(&e.actor) == actor_filter.as_str())
             && (kind_filter.is_empty() || e.kind == *kind_filter)
     };
+    let branch = branch_of(sandbox.timeline().injections());
     let from = position.saturating_sub(PAST);
     let to = (position + FUTURE).min(trace.len());
     let select =
@@ -166,29 +167,81 @@ pub fn event_log(p: &EventsProps) -> Html {
             <ol class="kz-events" data-testid="event-log" ref={list_ref} aria-label={t("Event log")}>
                 { for trace[from..to].iter().filter(keep).map(|e| {
                     let step = e.step;
-                    let future = step as usize > position;
-                    let current = step as usize == position;
-                    let go = {
-                        let on = p.on.clone();
-                        Callback::from(move |_: MouseEvent| on.emit(Action::Seek(step)))
-                    };
-                    let class = classes!("kz-event", format::actor_class(&e.actor), current.then_some("kz-event-current"), future.then_some("kz-event-future"));
-                    let body = html! {
-                        <button class="kz-event-btn" onclick={go} aria-label={p.lang.f("go to step {}: {}", &[&step, &p.lang.summary_text(&e.kind, &e.summary)])}>
-                            <span class="kz-event-step">{ step }</span>
-                            <span class="kz-event-time">{ format::clock(e.time_ms) }</span>
-                            <span class="kz-event-actor" translate="no">{ &e.actor }</span>
-                            <span class="kz-event-summary">{ p.lang.summary(&e.kind, &e.summary) }</span>
-                            <code class="kz-event-source" translate="no">{ &e.source }</code>
-                        </button>
-                    };
-                    if future {
-                        html! { <li key={step} {class} data-step={step.to_string()} data-future="true">{ body }</li> }
-                    } else {
-                        html! { <li key={step} {class} data-testid="event" data-step={step.to_string()} data-kind={e.kind.clone()} aria-current={current.then_some("step")}>{ body }</li> }
-                    }
+                    let when = if step as usize > position { When::Future } else if step as usize == position { When::Current } else { When::Past };
+                    html! { <EventItem key={step} sandbox={SandboxRef(p.snap.sandbox.clone())} {branch} {step} {when} lang={p.lang} on={p.on.clone()} /> }
                 }) }
             </ol>
         </section>
     }
+}
+
+/// Where an entry stands against the timeline's position.
+#[derive(Clone, Copy, PartialEq)]
+pub enum When {
+    Past,
+    Current,
+    Future,
+}
+
+/// The sandbox, compared by identity: an entry re-renders only when a
+/// different scenario is loaded, never because the sandbox moved on.
+#[derive(Clone)]
+pub struct SandboxRef(pub std::rc::Rc<std::cell::RefCell<kzsim::sandbox::Sandbox>>);
+
+impl PartialEq for SandboxRef {
+    fn eq(&self, other: &SandboxRef) -> bool {
+        std::rc::Rc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+#[derive(Properties, PartialEq)]
+pub struct EventItemProps {
+    pub sandbox: SandboxRef,
+    /// Which branch of the future the trace is on (the learner's actions,
+    /// hashed): the same step on another branch is another entry.
+    pub branch: u64,
+    pub step: u64,
+    pub when: When,
+    pub lang: Lang,
+    pub on: Callback<Action>,
+}
+
+/// One entry of the log: a component of its own, so that a step redraws
+/// only the entries whose place changed (the one that was current, the one
+/// that is), not a thousand (issue 9).
+#[function_component(EventItem)]
+fn event_item(p: &EventItemProps) -> Html {
+    let sandbox = p.sandbox.0.borrow();
+    let Some(e) = sandbox.trace().get(p.step as usize - 1) else { return Html::default() };
+    let step = p.step;
+    let go = {
+        let on = p.on.clone();
+        Callback::from(move |_: MouseEvent| on.emit(Action::Seek(step)))
+    };
+    let (current, future) = (p.when == When::Current, p.when == When::Future);
+    let class =
+        classes!("kz-event", format::actor_class(&e.actor), current.then_some("kz-event-current"), future.then_some("kz-event-future"));
+    let body = html! {
+        <button class="kz-event-btn" onclick={go} aria-label={p.lang.f("go to step {}: {}", &[&step, &p.lang.summary_text(&e.kind, &e.summary)])}>
+            <span class="kz-event-step">{ step }</span>
+            <span class="kz-event-time">{ format::clock(e.time_ms) }</span>
+            <span class="kz-event-actor" translate="no">{ &e.actor }</span>
+            <span class="kz-event-summary">{ p.lang.summary(&e.kind, &e.summary) }</span>
+            <code class="kz-event-source" translate="no">{ &e.source }</code>
+        </button>
+    };
+    if future {
+        html! { <li {class} data-step={step.to_string()} data-future="true">{ body }</li> }
+    } else {
+        html! { <li {class} data-testid="event" data-step={step.to_string()} data-kind={e.kind.clone()} aria-current={current.then_some("step")}>{ body }</li> }
+    }
+}
+
+/// A fingerprint of the learner's actions (FNV-1a): equal actions give an
+/// equal trace, since the simulation is deterministic.
+fn branch_of(actions: &[(u64, String)]) -> u64 {
+    actions
+        .iter()
+        .flat_map(|(at, text)| at.to_le_bytes().into_iter().chain(text.bytes()).chain([0xff]))
+        .fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3))
 }

@@ -18,16 +18,46 @@ fn chip(id: i32, extra: Option<&'static str>, title: String) -> Html {
     html! { <span class={classes!("kz-chip", format::broker_class(id), extra)} {title}>{ id }</span> }
 }
 
+/// Partition rows drawn at once: a 10,000-partition topic would make every
+/// step redraw megabytes of rows nobody reads (issue 9). Beyond this, a
+/// filter finds a partition and "show more" pages on.
+pub const PAGE: usize = 100;
+
 #[function_component(Partitions)]
 pub fn partitions(p: &PartitionsProps) -> Html {
     let t = |s| p.lang.t(s);
+    let filter = use_state(String::new);
+    let limit = use_state(|| PAGE);
+    let all = &p.snap.view.partitions;
+    let wanted: Vec<&PartitionView> = all.iter().filter(|part| filter.is_empty() || part.tp.contains(filter.as_str())).collect();
+    let on_filter = {
+        let (filter, limit) = (filter.clone(), limit.clone());
+        Callback::from(move |e: InputEvent| {
+            filter.set(e.target_unchecked_into::<web_sys::HtmlInputElement>().value().trim().to_string());
+            limit.set(PAGE);
+        })
+    };
+    let more = {
+        let limit = limit.clone();
+        Callback::from(move |_: MouseEvent| limit.set(*limit + PAGE))
+    };
     html! {
         <section class="kz-panel kz-partitions" aria-labelledby="kz-parts-h">
             <h2 id="kz-parts-h" class="kz-panel-title">{ t("Partitions") }</h2>
-            if p.snap.view.partitions.is_empty() {
+            if all.is_empty() {
                 <p class="kz-muted">{ t("No partitions yet.") }</p>
             }
-            { for p.snap.view.partitions.iter().map(|part| row(part, p.lang)) }
+            if all.len() > PAGE {
+                <label class="kz-filter">
+                    <span>{ t("Find a partition") }</span>
+                    <input type="search" class="kz-input" data-testid="partition-filter" placeholder="t-42" value={(*filter).clone()} oninput={on_filter} />
+                </label>
+                <p class="kz-muted" data-testid="partition-count">{ p.lang.f("Showing {} of {} partitions ({} in all).", &[&wanted.len().min(*limit), &wanted.len(), &all.len()]) }</p>
+            }
+            { for wanted.iter().take(*limit).map(|part| row(part, p.lang)) }
+            if wanted.len() > *limit {
+                <button class="kz-btn kz-btn-small" data-testid="partitions-more" onclick={more}>{ t("Show more") }</button>
+            }
         </section>
     }
 }
@@ -98,6 +128,7 @@ pub fn beliefs_panel(p: &PartitionsProps) -> Html {
     let view = &p.snap.view;
     let controller = view.brokers.iter().find(|b| b.controller && !b.zombie).map(|b| b.id);
     let (registered, live) = beliefs::live_broker_beliefs(&view.znodes, &view.brokers);
+    let (shown, rest) = beliefs::worth_showing(&view.partitions, &view.brokers, controller);
     let cell = |differs: bool, content: Html| html! { <td class={classes!(differs.then_some("kz-differs"))}>{ content }</td> };
     let claim_cells = |claim: &Option<beliefs::Leadership>, differs: [bool; 3]| match claim {
         Some((l, e, isr)) => html! {
@@ -126,8 +157,7 @@ pub fn beliefs_panel(p: &PartitionsProps) -> Html {
                     </tbody>
                 </table>
             }
-            { for view.partitions.iter().map(|part| {
-                let rows = beliefs::partition_beliefs(part, &view.brokers, controller);
+            { for shown.iter().map(|(part, rows, hidden)| {
                 html! {
                     <table class="kz-table kz-belief-table" key={part.tp.clone()}>
                         <caption translate="no">{ &part.tp }</caption>
@@ -148,10 +178,16 @@ pub fn beliefs_panel(p: &PartitionsProps) -> Html {
                                     </tr>
                                 }
                             }) }
+                            if *hidden > 0 {
+                                <tr class="kz-agree"><td colspan="4" class="kz-muted">{ p.lang.f("{} other brokers' metadata caches agree with ZooKeeper.", &[hidden]) }</td></tr>
+                            }
                         </tbody>
                     </table>
                 }
             }) }
+            if rest > 0 {
+                <p class="kz-muted" data-testid="beliefs-more">{ p.lang.f("{} more partitions are not drawn (those where an actor disagrees with ZooKeeper come first).", &[&rest]) }</p>
+            }
         </section>
     }
 }

@@ -118,3 +118,41 @@ fn the_controls_show_the_step_digits_only_and_speak_chinese() {
     let zh = render::<Controls>(props(Lang::Zh));
     assert!(zh.contains("前进一步"));
 }
+
+/// Where a step's render time goes on a big cluster (issue 9): prints the
+/// cost of the view and of each panel's render, natively. Run with
+/// `cargo test --release -p kzsim-web render_cost -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn render_cost_on_a_big_cluster() {
+    use super::partitions::Beliefs;
+    use super::sequence::{Sequence, SequenceProps};
+    use std::time::Instant;
+    let p = std::env::var("KZ_PARTITIONS").ok().and_then(|v| v.parse().ok()).unwrap_or(1000);
+    let text =
+        format!("cluster brokers=50\nstart all\ntopic create big partitions={p} replication-factor=3\nrun 10s\nkill broker 0\nrun 60s\n");
+    let t = Instant::now();
+    let mut sandbox = Sandbox::load(&text).unwrap();
+    while sandbox.step_forward() {}
+    let end = sandbox.position();
+    eprintln!("{p} partitions: {end} steps simulated in {:?}", t.elapsed());
+    let t = Instant::now();
+    sandbox.seek(end - 300);
+    eprintln!("seek back 300: {:?}", t.elapsed());
+    let t = Instant::now();
+    let view = Rc::new(sandbox.view());
+    eprintln!("view(): {:?} ({} znodes, {} partitions)", t.elapsed(), view.znodes.len(), view.partitions.len());
+    let s = Snap { version: 1, view, sandbox: Rc::new(RefCell::new(sandbox)) };
+    let time = |name: &str, f: &dyn Fn() -> String| {
+        let t = Instant::now();
+        let html = f();
+        eprintln!("{name}: {:?} ({} KB of HTML)", t.elapsed(), html.len() / 1024);
+    };
+    time("znodes", &|| render::<Znodes>(ZnodesProps { snap: s.clone(), lang: Lang::En }));
+    time("brokers", &|| render::<Brokers>(BrokersProps { snap: s.clone(), declared: 0, lang: Lang::En, on: Callback::noop() }));
+    time("partitions", &|| render::<Partitions>(PartitionsProps { snap: s.clone(), lang: Lang::En }));
+    time("beliefs", &|| render::<Beliefs>(PartitionsProps { snap: s.clone(), lang: Lang::En }));
+    time("events", &|| render::<EventLog>(EventsProps { snap: s.clone(), lang: Lang::En, on: Callback::noop() }));
+    time("events zh", &|| render::<EventLog>(EventsProps { snap: s.clone(), lang: Lang::Zh, on: Callback::noop() }));
+    time("sequence", &|| render::<Sequence>(SequenceProps { snap: s.clone(), lang: Lang::En, on: Callback::noop() }));
+}

@@ -54,9 +54,25 @@ pub fn hidden(path: &str, collapsed: &BTreeSet<String>) -> bool {
     collapsed.iter().any(|c| path.len() > c.len() && path.starts_with(c.as_str()) && (c == "/" || path.as_bytes()[c.len()] == b'/'))
 }
 
+/// Children of one znode drawn at most, unless the learner opens them all:
+/// a 10,000-partition topic has 10,000 children under `partitions`, and
+/// redrawing them at every step is what made a big cluster stutter (issue
+/// 9). Nodes changed or written in the last steps, and the selected one,
+/// are always drawn.
+pub const SIBLINGS: usize = 40;
+
+/// The parent path of a znode path (`/` for a top-level node).
+fn parent_of(path: &str) -> &str {
+    match path.rfind('/') {
+        Some(0) | None => "/",
+        Some(i) => &path[..i],
+    }
+}
+
 #[function_component(Znodes)]
 pub fn znodes(p: &ZnodesProps) -> Html {
     let collapsed = use_state(BTreeSet::<String>::new);
+    let opened = use_state(BTreeSet::<String>::new);
     let selected = use_state(|| None::<String>);
     let view = &p.snap.view;
     let recent = {
@@ -64,7 +80,59 @@ pub fn znodes(p: &ZnodesProps) -> Html {
         recent_writes(sandbox.trace(), view.step as usize, 3)
     };
     let lang = p.lang;
-    let rows = view.znodes.iter().filter(|z| !hidden(&z.path, &collapsed)).map(|z| {
+    // Which nodes to draw: not under a collapsed node, and within the
+    // sibling cap of their parent (znodes come parent first, depth first).
+    let mut children: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut drawn: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut skipped: Option<&str> = None;
+    // A node to draw, or (parent, how many left out, depth) for the row
+    // that offers the rest, placed where the first left-out sibling was.
+    let mut visible: Vec<Result<&ZnodeView, (String, usize, usize)>> = Vec::new();
+    for z in view.znodes.iter().filter(|z| !hidden(&z.path, &collapsed)) {
+        children.insert(&z.path, z.children);
+        if let Some(prefix) = skipped {
+            if z.path.starts_with(prefix) && z.path.as_bytes().get(prefix.len()) == Some(&b'/') {
+                continue;
+            }
+            skipped = None;
+        }
+        let parent = parent_of(&z.path);
+        let n = drawn.entry(parent).or_default();
+        let wanted = !z.change.is_empty() || recent.contains_key(&z.path) || selected.as_deref() == Some(z.path.as_str());
+        if *n >= SIBLINGS && !opened.contains(parent) && !wanted {
+            if *n == SIBLINGS {
+                let total = children.get(parent).copied().unwrap_or(0);
+                visible.push(Err((parent.to_string(), total.saturating_sub(SIBLINGS), z.depth)));
+                *n += 1;
+            }
+            skipped = Some(&z.path);
+            continue;
+        }
+        *n += 1;
+        visible.push(Ok(z));
+    }
+    let rows = visible.into_iter().map(|entry| {
+        let z = match entry {
+            Ok(z) => z,
+            Err((parent, rest, depth)) => {
+            let open_all = {
+                let opened = opened.clone();
+                let parent = parent.clone();
+                Callback::from(move |_: MouseEvent| {
+                    let mut next = (*opened).clone();
+                    next.insert(parent.clone());
+                    opened.set(next);
+                })
+            };
+                return html! {
+                    <li key={format!("more:{parent}")} class="kz-znode kz-more" role="none" style={format!("--depth: {depth}")}>
+                        <button class="kz-btn kz-btn-small" data-testid="znode-more" onclick={open_all}>
+                            { lang.f("{} more children of {}: show them all", &[&rest, &parent]) }
+                        </button>
+                    </li>
+                };
+            }
+        };
         let path = z.path.clone();
         let is_collapsed = collapsed.contains(&z.path);
         let select = {
@@ -134,7 +202,7 @@ pub fn znodes(p: &ZnodesProps) -> Html {
                 }
             </>
         };
-        if deleted {
+        let row = if deleted {
             // Gone this step: shown struck through, without the contract's
             // `data-znode-path` (the node no longer exists).
             html! {
@@ -147,7 +215,8 @@ pub fn znodes(p: &ZnodesProps) -> Html {
                     tabindex="0" style={indent} data-znode-path={path.clone()} data-ephemeral={z.ephemeral.then_some("true")}
                     onclick={select} onkeydown={select_key}>{ inner }</li>
             }
-        }
+        };
+        row
     });
     let selected_node = selected.as_ref().and_then(|s| view.znodes.iter().find(|z| &z.path == s && z.change != "deleted"));
     html! {

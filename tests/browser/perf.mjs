@@ -1,0 +1,191 @@
+// The browser performance figures of issue 9, measured in Debian's headless
+// Chromium on the built app (dist/):
+//
+//   first render   from navigation to the first interactive render of `/`
+//   step render    one → step on a 50-broker cluster with a P-partition topic,
+//                  from the click to the next frame (p50 and p95 of 40 steps)
+//   seek           the slider moved to random steps of that timeline (p50, p95, max)
+//   fast-forward   "run to the end" of that scenario (every step simulated)
+//   memory         the wasm linear memory once the whole timeline is known
+//
+//   node perf.mjs                 full run (P = 10,000) and records the
+//                                 figures in docs/performance.md
+//   node perf.mjs --quick         CI: P = 1,000; fails only on a large
+//                                 regression relative to a baseline measured
+//                                 in the same run (the small built-in
+//                                 scenario's step render), never on an
+//                                 absolute time
+//   node perf.mjs --partitions=N  another size, nothing recorded
+
+import fs from 'node:fs';
+import path from 'node:path';
+import { ROOT, TIMEOUT_MS, base64url, start } from './harness.mjs';
+
+const args = new Map(process.argv.slice(2).map((a) => a.replace(/^--/, '').split('=')).map(([k, v]) => [k, v ?? '1']));
+const QUICK = args.has('quick');
+const PARTITIONS = Number(args.get('partitions') ?? (QUICK ? 1000 : 10000));
+const RECORD = !QUICK && !args.has('partitions');
+/** In --quick mode a step on the big cluster may cost at most this many times a step of the small built-in. */
+const MAX_RATIO = 60;
+
+const scenario = (p) => `# perf: 50 brokers, one topic of ${p} partitions (RF 3), the controller killed
+cluster brokers=50
+start all
+topic create big partitions=${p} replication-factor=3
+run 10s
+kill broker 0
+run 60s
+`;
+
+const quantile = (xs, q) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor(q * s.length))];
+};
+const ms = (x) => `${x.toFixed(1)} ms`;
+
+/** Records when the app first shows its controls, and keeps the wasm exports. */
+const INIT = () => {
+  window.__kz = { rendered: null };
+  addEventListener('TrunkApplicationStarted', (e) => (window.__kz.wasm = e.detail.wasm));
+  new MutationObserver((_, observer) => {
+    if (document.querySelector('[data-testid="step-forward"]')) {
+      window.__kz.rendered = performance.now();
+      observer.disconnect();
+    }
+  }).observe(document, { childList: true, subtree: true });
+};
+
+/** In the page: runs `act`, resolves with the ms until the frame after the counter changed. */
+const TIMED = `window.__kzTimed = (act) => new Promise((resolve) => {
+  const counter = document.querySelector('[data-testid="step-counter"]');
+  const before = counter.textContent;
+  const t0 = performance.now();
+  const done = () => requestAnimationFrame(() => setTimeout(() => resolve(performance.now() - t0), 0));
+  const observer = new MutationObserver(() => {
+    if (counter.textContent !== before) { observer.disconnect(); done(); }
+  });
+  observer.observe(counter, { childList: true, characterData: true, subtree: true });
+  act();
+  setTimeout(() => { observer.disconnect(); resolve(NaN); }, 20000);
+});`;
+
+async function openApp(browser, address) {
+  const page = await browser.context.newPage();
+  await page.addInitScript(INIT);
+  await page.goto(`${browser.base}${address}`);
+  await page.getByTestId('step-forward').waitFor({ timeout: 600_000 });
+  await page.evaluate(TIMED);
+  return page;
+}
+
+async function firstRender(browser) {
+  const times = [];
+  for (let i = 0; i < 5; i++) {
+    const page = await openApp(browser, '/');
+    times.push(await page.evaluate(() => window.__kz.rendered));
+    await page.close();
+  }
+  return quantile(times, 0.5);
+}
+
+/** p50/p95 of `n` → steps from where the page stands. */
+async function stepRender(page, n) {
+  const times = [];
+  for (let i = 0; i < n; i++) {
+    times.push(await page.evaluate(() => window.__kzTimed(() => document.querySelector('[data-testid="step-forward"]').click())));
+  }
+  return { p50: quantile(times, 0.5), p95: quantile(times, 0.95) };
+}
+
+async function main() {
+  const browser = await start({ width: 1280, height: 900 });
+  try {
+    const figures = {};
+    figures.firstRender = await firstRender(browser);
+    console.log(`first render: ${ms(figures.firstRender)} (median of 5)`);
+
+    // The baseline of this run: stepping the small built-in scenario.
+    const small = await openApp(browser, '/?scenario=controller-failover&step=100');
+    figures.smallStep = await stepRender(small, 40);
+    console.log(`step render, controller-failover: p50 ${ms(figures.smallStep.p50)}, p95 ${ms(figures.smallStep.p95)}`);
+    await small.close();
+
+    const big = await openApp(browser, `/#kzs=${base64url(scenario(PARTITIONS))}`);
+    const t0 = Date.now();
+    await big.getByTestId('to-end').click();
+    await big.waitForFunction(() => document.querySelector('.kz-end-badge'), null, { timeout: 1_800_000, polling: 500 });
+    figures.fastForward = Date.now() - t0;
+    figures.steps = Number(await big.getByTestId('step-counter').textContent());
+    figures.memoryMB = (await big.evaluate(() => window.__kz.wasm?.memory?.buffer.byteLength ?? NaN)) / 2 ** 20;
+    console.log(`fast-forward of ${figures.steps} steps (${PARTITIONS} partitions): ${(figures.fastForward / 1000).toFixed(1)} s; wasm memory ${figures.memoryMB.toFixed(0)} MB`);
+
+    // Step render on the big cluster, mid-failover.
+    const from = Math.max(1, figures.steps - 400);
+    await big.evaluate((n) => {
+      const slider = document.querySelector('[data-testid="timeline"]');
+      slider.value = String(n);
+      slider.dispatchEvent(new Event('input', { bubbles: true }));
+    }, from);
+    await big.waitForFunction((n) => document.querySelector('[data-testid="step-counter"]').textContent.trim() === String(n), from, { timeout: TIMEOUT_MS * 10 });
+    figures.bigStep = await stepRender(big, 40);
+    console.log(`step render, ${PARTITIONS} partitions: p50 ${ms(figures.bigStep.p50)}, p95 ${ms(figures.bigStep.p95)}`);
+
+    // Seeks to random steps of the whole timeline (a fixed sequence: same figures each run).
+    const seeks = [];
+    let x = 12345;
+    for (let i = 0; i < 20; i++) {
+      x = (x * 1103515245 + 12345) % 2 ** 31;
+      const to = 1 + (x % figures.steps);
+      seeks.push(
+        await big.evaluate(
+          (to) =>
+            window.__kzTimed(() => {
+              const slider = document.querySelector('[data-testid="timeline"]');
+              slider.value = String(to);
+              slider.dispatchEvent(new Event('input', { bubbles: true }));
+            }),
+          to,
+        ),
+      );
+    }
+    figures.seek = { p50: quantile(seeks, 0.5), p95: quantile(seeks, 0.95), max: Math.max(...seeks) };
+    console.log(`seek: p50 ${ms(figures.seek.p50)}, p95 ${ms(figures.seek.p95)}, max ${ms(figures.seek.max)}`);
+    await big.close();
+
+    if (QUICK) {
+      const ratio = figures.bigStep.p95 / Math.max(figures.smallStep.p95, 1);
+      console.log(`regression check: big/small step p95 = ${ratio.toFixed(1)}× (fails above ${MAX_RATIO}×)`);
+      if (!(ratio <= MAX_RATIO)) {
+        console.error(`a step on ${PARTITIONS} partitions costs ${ratio.toFixed(1)}× a step of the small scenario`);
+        process.exitCode = 1;
+      }
+    }
+    if (RECORD) record(figures);
+  } finally {
+    await browser.close();
+  }
+}
+
+/** Writes the figures between the markers of docs/performance.md. */
+function record(f) {
+  const file = path.join(ROOT, 'docs/performance.md');
+  const [begin, end] = ['<!-- browser-perf:begin -->', '<!-- browser-perf:end -->'];
+  const text = fs.readFileSync(file, 'utf8');
+  if (!text.includes(begin) || !text.includes(end)) throw new Error(`${file} has no ${begin} … ${end} block`);
+  const rows = [
+    `Measured by \`node tests/browser/perf.mjs\` (headless Chromium ${process.env.KZ_CHROMIUM_VERSION ?? ''}, 2-core machine, one run, ${new Date().toISOString().slice(0, 10)}):`,
+    '',
+    '| figure | target | measured |',
+    '|---|---|---|',
+    `| first interactive render of \`/\` (median of 5) | ≤ 300 ms | ${ms(f.firstRender)} |`,
+    `| one step, controller-failover (p50 / p95) | — | ${ms(f.smallStep.p50)} / ${ms(f.smallStep.p95)} |`,
+    `| one step, 50 brokers × ${PARTITIONS.toLocaleString('en')} partitions (p50 / p95) | ≤ 16 ms p95 | ${ms(f.bigStep.p50)} / ${ms(f.bigStep.p95)} |`,
+    `| seek to a random step of ${f.steps.toLocaleString('en')} (p50 / p95 / max of 20) | ≤ 100 ms | ${ms(f.seek.p50)} / ${ms(f.seek.p95)} / ${ms(f.seek.max)} |`,
+    `| run to the end: ${f.steps.toLocaleString('en')} steps simulated in the page | — | ${(f.fastForward / 1000).toFixed(1)} s |`,
+    `| wasm memory with the whole ${f.steps.toLocaleString('en')}-step timeline | ≤ 100 MB per 10,000 steps | ${f.memoryMB.toFixed(0)} MB |`,
+  ];
+  fs.writeFileSync(file, text.replace(new RegExp(`${begin}[\\s\\S]*${end}`), `${begin}\n${rows.join('\n')}\n${end}`));
+  console.log(`recorded in ${file}`);
+}
+
+await main();
