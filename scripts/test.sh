@@ -62,6 +62,7 @@ phase "performance: no large regression against this run's baselines" bash scrip
 phase "native and wasm traces agree" bash tests/wasm_agree/run.sh
 phase "fuzzing: scenario parser, console and #kzs decoder (libFuzzer)" bash scripts/fuzz.sh 20
 phase "browser tests" bash -c 'cd tests/browser && node --test'
+phase "browser performance: no large regression against this run's baseline" bash -c 'cd tests/browser && node perf.mjs --quick'
 
 print_timings
 if ((skipped)); then
