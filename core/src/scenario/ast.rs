@@ -20,19 +20,32 @@ pub struct TopicPartition {
 #[derive(Clone)]
 pub struct Topic(std::sync::Arc<str>);
 
+/// The interned names, and the size at which names no longer used anywhere
+/// are dropped from the pool (so that a long fuzzing session or a stream of
+/// generated scripts does not grow it without bound).
+#[derive(Default)]
+struct TopicPool {
+    names: std::collections::HashSet<std::sync::Arc<str>>,
+    prune_at: usize,
+}
+
 thread_local! {
-    static TOPICS: std::cell::RefCell<std::collections::HashSet<std::sync::Arc<str>>> = Default::default();
+    static TOPICS: std::cell::RefCell<TopicPool> = Default::default();
 }
 
 impl Topic {
     pub fn new(name: &str) -> Topic {
         TOPICS.with(|pool| {
             let mut pool = pool.borrow_mut();
-            if let Some(shared) = pool.get(name) {
+            if let Some(shared) = pool.names.get(name) {
                 return Topic(shared.clone());
             }
+            if pool.names.len() >= pool.prune_at {
+                pool.names.retain(|n| std::sync::Arc::strong_count(n) > 1);
+                pool.prune_at = (2 * pool.names.len()).max(1024);
+            }
             let shared: std::sync::Arc<str> = name.into();
-            pool.insert(shared.clone());
+            pool.names.insert(shared.clone());
             Topic(shared)
         })
     }
@@ -389,5 +402,16 @@ mod tests {
             }
         }
         assert!(std::sync::Arc::ptr_eq(&Topic::new("big").0, &Topic::from("big").0));
+    }
+
+    #[test]
+    fn names_no_longer_used_leave_the_pool() {
+        let kept = Topic::new("kept");
+        for i in 0..10_000 {
+            drop(Topic::new(&format!("gone-{i}")));
+        }
+        let size = TOPICS.with(|p| p.borrow().names.len());
+        assert!(size <= 2048, "{size}");
+        assert!(std::sync::Arc::ptr_eq(&kept.0, &Topic::new("kept").0));
     }
 }
