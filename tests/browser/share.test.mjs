@@ -124,6 +124,41 @@ describe('embeds', () => {
   });
 });
 
+test('the language switch changes the page in place: an open tour stays open', async () => {
+  const opened = await browser.open('/?scenario=controller-failover');
+  const { page } = opened;
+  await page.getByTestId('tour-start').click();
+  await page.getByTestId('tour').waitFor({ timeout: TIMEOUT_MS });
+  await page.getByTestId('tour-next').click();
+  const beat = await page.getByTestId('tour-beat').textContent();
+  await page.locator('[data-testid="lang-switch"] [data-lang="zh"]').click();
+  await page.waitForFunction(() => document.documentElement.lang.startsWith('zh'));
+  await page.getByTestId('tour').waitFor({ timeout: TIMEOUT_MS });
+  assert.notEqual(await page.getByTestId('tour-beat').textContent(), beat, 'the same beat, now in Chinese');
+  assert.match(page.url(), /lang=zh/);
+  await clean(opened);
+});
+
+test('a long run to the end shows its progress and stops when pressed again', async () => {
+  const long = `cluster brokers=50\nstart all\ntopic create big partitions=3000 replication-factor=3\nrun 10s\nkill broker 0\nrun 60s\n`;
+  const opened = await browser.open(`/#kzs=${base64url(long)}`);
+  const { page } = opened;
+  await page.getByTestId('to-end').click();
+  await page.getByTestId('to-end-progress').waitFor({ timeout: TIMEOUT_MS });
+  assert.equal(await page.getByTestId('to-end').getAttribute('aria-busy'), 'true');
+  // The page stays live while it runs: the help overlay opens at once.
+  await page.keyboard.press('?');
+  await page.getByTestId('help').waitFor({ timeout: 2000 });
+  await page.keyboard.press('Escape');
+  await page.getByTestId('to-end').click();
+  await page.waitForFunction(() => document.querySelector('[data-testid="to-end"]').getAttribute('aria-busy') === 'false', null, { timeout: TIMEOUT_MS });
+  const stopped = await stepOf(page);
+  await page.waitForTimeout(500);
+  assert.equal(await stepOf(page), stopped, 'stopped where it got to');
+  assert.equal(await page.locator('.kz-end-badge').count(), 0, 'short of the end');
+  await clean(opened);
+});
+
 describe('sharing and saving', () => {
   test('a trace downloaded is the --trace schema and opens again at the same step', async () => {
     const opened = await browser.open('/?scenario=zk-basics&step=6');

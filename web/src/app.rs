@@ -143,6 +143,17 @@ pub fn app() -> Html {
     };
     let taken = snap.as_ref().map(|s| s.sandbox.borrow().timeline().injections().to_vec()).unwrap_or_default();
     let lang_link = |other: crate::i18n::Lang| -> String { state.permalink_in(other).unwrap_or_else(|| format!("?lang={}", other.code())) };
+    // The switch changes the language in place (the tour, the selection and
+    // the scroll stay); a ctrl- or middle-click still opens the link.
+    let switch_to = |other: crate::i18n::Lang| {
+        let on = on.clone();
+        Callback::from(move |e: MouseEvent| {
+            if !(e.ctrl_key() || e.meta_key() || e.shift_key() || e.button() != 0) {
+                e.prevent_default();
+                on.emit(Action::SetLang(other));
+            }
+        })
+    };
     // An embed's own links open the full sandbox in a new tab.
     let link_target = state.embed.then_some("_blank");
     let full_view = state.full_view_link().unwrap_or_default();
@@ -173,9 +184,9 @@ pub fn app() -> Html {
                         <Picker source={state.source.clone()} {lang} on={on.clone()} />
                     }
                     <nav class="kz-langs kz-noembed" aria-label={t("Language")} data-testid="lang-switch">
-                        <a href={lang_link(crate::i18n::Lang::En)} aria-current={(lang == crate::i18n::Lang::En).then_some("true")}
+                        <a href={lang_link(crate::i18n::Lang::En)} onclick={switch_to(crate::i18n::Lang::En)} aria-current={(lang == crate::i18n::Lang::En).then_some("true")}
                             lang="en" hreflang="en" translate="no" title="English" data-lang="en">{ "EN" }</a>
-                        <a href={lang_link(crate::i18n::Lang::Zh)} aria-current={(lang == crate::i18n::Lang::Zh).then_some("true")}
+                        <a href={lang_link(crate::i18n::Lang::Zh)} onclick={switch_to(crate::i18n::Lang::Zh)} aria-current={(lang == crate::i18n::Lang::Zh).then_some("true")}
                             lang="zh-CN" hreflang="zh" translate="no" title="中文" data-lang="zh">{ "中文" }</a>
                     </nav>
                     if state.embed && !full_view.is_empty() {
@@ -184,7 +195,8 @@ pub fn app() -> Html {
                 </div>
             </header>
             <div class="kz-sticky">
-                <Controls {step} {known} {end} {time_ms} {checkpoints} playing={state.playing} speed={state.speed} to_end={state.to_end} from={state.first_step()} to={state.to} {lang} on={on.clone()} />
+                <Controls {step} {known} {end} {time_ms} {checkpoints} playing={state.playing} speed={state.speed} to_end={state.to_end} from={state.first_step()} to={state.to}
+                    line={snap.as_ref().map_or(0, |s| s.view.line)} lines={state.text.lines().count()} {lang} on={on.clone()} />
             </div>
             { for errors.iter().map(|e| html! { <p class="kz-error" data-testid="error" role="alert">
                 if lang == crate::i18n::Lang::Zh { { format!("{}：", t("Error")) } }

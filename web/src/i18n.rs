@@ -395,6 +395,8 @@ const TABLE: &[(&str, &str)] = &[
     ("You have left the narrated path: you took an action of your own, or moved the timeline away from this beat.", "你离开了导览的路线：你自己做了操作，或者把时间线移离了这一段。"),
     // Big clusters: drawn in pages (issue 9).
     ("Find a partition", "查找分区"),
+    ("Stop running to the end", "停止运行到结尾"),
+    ("running to the end: line {} of {}", "正在运行到结尾：第 {} 行，共 {} 行"),
     ("{} more children of {}: show them all", "{1} 下还有 {0} 个子节点：全部显示"),
     ("Show more", "显示更多"),
     ("Showing {} of {} partitions ({} in all).", "显示 {} 个分区（匹配 {} 个，共 {} 个）。"),

@@ -102,6 +102,8 @@ pub enum Action {
     Reload(Address),
     /// The page came on screen (true) or left it, or its tab was hidden.
     OnScreen(bool),
+    /// The language switch: the interface language, kept in the permalink.
+    SetLang(Lang),
     /// A file the learner dropped or picked: a scenario or a trace, or why
     /// it could not be read.
     Open(Result<crate::files::Opened, String>),
@@ -332,6 +334,10 @@ impl Reducible for AppState {
             fresh.playing = fresh.autoplay && fresh.on_screen;
             return Rc::new(fresh);
         }
+        if let Action::SetLang(lang) = action {
+            (next.lang, next.lang_given) = (lang, Some(lang));
+            return Rc::new(next);
+        }
         if let Action::Open(opened) = action {
             next.open(opened);
             return Rc::new(next);
@@ -377,6 +383,10 @@ impl Reducible for AppState {
             Action::Reset => {
                 sandbox.seek(next.first_step());
                 next.playing = false;
+                next.to_end = false;
+            }
+            Action::ToEnd if next.to_end => {
+                // Pressed again while running: stop where it got to.
                 next.to_end = false;
             }
             Action::ToEnd => {
@@ -456,7 +466,13 @@ impl Reducible for AppState {
                     Err(e) => next.console_error = Some(format!("column {}: {}", e.col, e.message)),
                 }
             }
-            Action::Load(..) | Action::Reload(_) | Action::OnScreen(_) | Action::Open(_) | Action::Help(_) | Action::SetSpeed(_) => {
+            Action::Load(..)
+            | Action::Reload(_)
+            | Action::OnScreen(_)
+            | Action::SetLang(_)
+            | Action::Open(_)
+            | Action::Help(_)
+            | Action::SetSpeed(_) => {
                 unreachable!("handled above")
             }
         }
@@ -622,6 +638,13 @@ mod tests {
         let s = s.reduce(Action::OnScreen(true)).reduce(Action::TogglePlay);
         assert!(!s.playing && !s.autoplay, "the learner's pause wins");
         assert!(!s.reduce(Action::OnScreen(true)).playing);
+    }
+
+    #[test]
+    fn the_language_switch_keeps_the_place() {
+        let s = state("?scenario=zk-basics&step=4", "").reduce(Action::SetLang(Lang::Zh));
+        assert_eq!((s.lang, position(&s)), (Lang::Zh, 4));
+        assert!(s.permalink().unwrap().contains("lang=zh"));
     }
 
     #[test]

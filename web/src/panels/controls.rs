@@ -25,6 +25,12 @@ pub struct ControlsProps {
     pub from: u64,
     #[prop_or_default]
     pub to: Option<u64>,
+    /// The script line being played and the script's length: the progress
+    /// of a long "run to the end".
+    #[prop_or_default]
+    pub line: usize,
+    #[prop_or_default]
+    pub lines: usize,
     pub lang: Lang,
     pub on: Callback<Action>,
 }
@@ -75,7 +81,10 @@ pub fn controls(p: &ControlsProps) -> Html {
                     { icons::control(if p.playing { "pause" } else { "play" }) }
                 </button>
                 <button class="kz-btn" data-testid="step-forward" aria-label={t("Step forward")} title={format!("{} (→)", t("Step forward"))} onclick={send(Action::Forward)}>{ icons::control("forward") }</button>
-                <button class={classes!("kz-btn", p.to_end.then_some("kz-busy"))} data-testid="to-end" aria-label={t("Run to the end")} title={format!("{} (End)", t("Run to the end"))} aria-busy={p.to_end.to_string()} onclick={send(Action::ToEnd)}>{ icons::control("end") }</button>
+                <button class={classes!("kz-btn", p.to_end.then_some("kz-busy"))} data-testid="to-end"
+                    aria-label={if p.to_end { t("Stop running to the end") } else { t("Run to the end") }}
+                    title={if p.to_end { t("Stop running to the end").to_string() } else { format!("{} (End)", t("Run to the end")) }}
+                    aria-busy={p.to_end.to_string()} onclick={send(Action::ToEnd)}>{ icons::control(if p.to_end { "pause" } else { "end" }) }</button>
                 <label class="kz-speed">
                     <span class="kz-sr">{ t("Speed") }</span>
                     <select aria-label={t("Speed")} onchange={speed}>
@@ -101,6 +110,12 @@ pub fn controls(p: &ControlsProps) -> Html {
                 }
                 <button class="kz-btn kz-btn-help" aria-label={t("Keyboard shortcuts")} aria-keyshortcuts="?" title={format!("{} (?)", t("Keyboard shortcuts"))} onclick={send(Action::Help(None))}>{ "?" }</button>
             </div>
+            if p.to_end && p.lines > 0 {
+                <div class="kz-progress">
+                    <progress data-testid="to-end-progress" max={p.lines.to_string()} value={p.line.to_string()}></progress>
+                    <span class="kz-muted">{ p.lang.f("running to the end: line {} of {}", &[&p.line, &p.lines]) }</span>
+                </div>
+            }
             <div class="kz-timeline">
                 <input type="range" data-testid="timeline" aria-label={t("Timeline")} min={min.to_string()} max={p.to.unwrap_or(p.known).to_string()} step="1"
                     value={p.step.to_string()} aria-valuetext={p.lang.step_n(p.step)} oninput={seek} onchange={seek_change} />

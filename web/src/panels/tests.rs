@@ -105,6 +105,8 @@ fn the_controls_show_the_step_digits_only_and_speak_chinese() {
         to_end: false,
         from: 0,
         to: None,
+        line: 3,
+        lines: 10,
         lang,
         on: Callback::noop(),
     };
