@@ -250,3 +250,23 @@ fn system_nodes_are_protected() {
     assert_eq!(err(&mut zk, a, Request::Delete { path: "/zookeeper/quota".into(), version: -1 }), KeeperError::BadArguments);
     assert_eq!(err(&mut zk, a, Request::SetData { path: "/zookeeper/config".into(), data: vec![], version: -1 }), KeeperError::NoAuth);
 }
+
+#[test]
+fn reads_of_invalid_paths_are_bad_arguments_and_set_no_watch() {
+    let (mut zk, a, _) = server();
+    ok(&mut zk, a, create("/a", "", false, false));
+    for path in ["a", "/a/", "//a", "/a/.", "/a\u{1}"] {
+        assert_eq!(err(&mut zk, a, Request::GetData { path: path.into(), watch: true }), KeeperError::BadArguments, "{path:?}");
+        assert_eq!(err(&mut zk, a, Request::Exists { path: path.into(), watch: true }), KeeperError::BadArguments, "{path:?}");
+        assert_eq!(err(&mut zk, a, Request::GetChildren { path: path.into(), watch: true }), KeeperError::BadArguments, "{path:?}");
+    }
+    assert!(zk.watches().is_empty());
+    assert_eq!(err(&mut zk, a, Request::GetData { path: "/b".into(), watch: false }), KeeperError::NoNode);
+    // Every path in the tree, sequential ones included, reads back.
+    ok(&mut zk, a, create("/a/s-", "", false, true));
+    ok(&mut zk, a, create("/a/", "", false, true));
+    let paths: Vec<String> = zk.tree().iter().map(|(p, _)| p.clone()).collect();
+    for p in paths {
+        ok(&mut zk, a, Request::Exists { path: p, watch: false });
+    }
+}
