@@ -13,6 +13,10 @@ use crate::zookeeper::Stat;
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 
+/// (leader, leader epoch, ISR): a partition's leadership as ZooKeeper's
+/// state znode, the controller's context or a metadata cache holds it.
+pub type Leadership = (i32, i32, Vec<i32>);
+
 #[derive(Clone, Debug, Serialize)]
 pub struct View {
     pub step: u64,
@@ -87,8 +91,14 @@ pub struct BrokerView {
     pub fetch_paused: bool,
     pub host: String,
     pub port: u16,
-    /// What its metadata cache says: partition → (leader, leader epoch, ISR).
-    pub metadata: BTreeMap<String, (i32, i32, Vec<i32>)>,
+    /// Where its metadata cache differs from ZooKeeper: partition →
+    /// (leader, leader epoch, ISR) as it believes it, or `None` for a
+    /// partition it does not know. A partition missing here is cached just
+    /// as ZooKeeper holds it: with 50 brokers and 10,000 partitions a full
+    /// copy was half a million entries rebuilt at every step (issue 9).
+    pub metadata: BTreeMap<String, Option<Leadership>>,
+    /// How many partitions its cache holds just as ZooKeeper does.
+    pub metadata_agreeing: usize,
     pub metadata_live_brokers: Vec<i32>,
     pub metadata_controller_epoch: i32,
     /// The DynamicConfigManager's lastExecutedChange (-1 before the first).
@@ -133,6 +143,7 @@ pub fn view(timeline: &Timeline) -> View {
     let previous_zxid = if step == 0 { 0 } else { timeline.zxid_after(step - 1) };
     let current = step.checked_sub(1).and_then(|i| timeline.trace().entries().get(i as usize)).cloned();
     let deleted = deleted_paths(current.as_ref());
+    let in_zookeeper = partitions_in_zookeeper(sim);
     View {
         step,
         time_ms: sim.now().as_u64(),
@@ -148,8 +159,8 @@ pub fn view(timeline: &Timeline) -> View {
             .and_then(|n| zk_data::decode_controller_epoch(&n.data))
             .map(i64::from),
         znodes: znodes(sim, previous_zxid, &deleted),
-        brokers: brokers(sim),
-        partitions: partitions(sim),
+        brokers: brokers(sim, &in_zookeeper),
+        partitions: partitions(sim, in_zookeeper),
         sessions: sessions(sim),
         expectations: runner.expectations().to_vec(),
         current,
@@ -258,13 +269,50 @@ fn sessions(sim: &Sim) -> Vec<SessionView> {
         .collect()
 }
 
-fn brokers(sim: &Sim) -> Vec<BrokerView> {
+/// The partitions ZooKeeper holds, as [`partitions_in_zookeeper`] lists them.
+type InZookeeper = Vec<(crate::scenario::TopicPartition, zk_data::ReplicaAssignment, Option<LeaderIsrAndControllerEpoch>)>;
+
+/// Where a metadata cache differs from ZooKeeper (see [`BrokerView::metadata`])
+/// and how many partitions agree: one walk over both, which are in the same
+/// (topic, partition) order.
+fn metadata_differences(
+    cache: &crate::kafka::server::metadata_cache::MetadataCache,
+    zk: &InZookeeper,
+) -> (BTreeMap<String, Option<Leadership>>, usize) {
+    let mut out = BTreeMap::new();
+    let mut agreeing = 0;
+    let mut cached = cache.partitions.iter().peekable();
+    let claim = |p: &crate::kafka::messages::UpdateMetadataPartitionState| Some((p.leader, p.leader_epoch, p.isr.clone()));
+    for (tp, _, state) in zk {
+        while let Some((c, p)) = cached.next_if(|(c, _)| *c < tp) {
+            out.insert(c.to_string(), claim(p)); // cached, gone from ZooKeeper
+        }
+        let truth = state.as_ref().map(|s| (s.leader, s.leader_epoch, &s.isr));
+        match cached.next_if(|(c, _)| *c == tp) {
+            Some((_, p)) if truth == Some((p.leader, p.leader_epoch, &p.isr)) => agreeing += 1,
+            Some((_, p)) => {
+                out.insert(tp.to_string(), claim(p));
+            }
+            None if truth.is_none() => agreeing += 1,
+            None => {
+                out.insert(tp.to_string(), None);
+            }
+        }
+    }
+    for (c, p) in cached {
+        out.insert(c.to_string(), claim(p));
+    }
+    (out, agreeing)
+}
+
+fn brokers(sim: &Sim, in_zookeeper: &InZookeeper) -> Vec<BrokerView> {
     let zk_epoch = sim.zk().tree().get(zk_data::CONTROLLER_EPOCH).and_then(|n| zk_data::decode_controller_epoch(&n.data)).unwrap_or(0);
     sim.brokers()
         .values()
         .map(|b| {
             let active = b.is_alive() && b.controller.is_active();
             let session = b.zkc.session.filter(|_| b.is_alive());
+            let differences = metadata_differences(&b.metadata_cache, in_zookeeper);
             BrokerView {
                 id: b.id,
                 state: b.state_name(),
@@ -280,12 +328,8 @@ fn brokers(sim: &Sim) -> Vec<BrokerView> {
                 fetch_paused: b.replica_manager.fetch_paused_all,
                 host: b.info.host.clone(),
                 port: b.info.port,
-                metadata: b
-                    .metadata_cache
-                    .partitions
-                    .iter()
-                    .map(|(tp, p)| (tp.to_string(), (p.leader, p.leader_epoch, p.isr.clone())))
-                    .collect(),
+                metadata: differences.0,
+                metadata_agreeing: differences.1,
                 metadata_live_brokers: b.metadata_cache.live_brokers.keys().copied().collect(),
                 metadata_controller_epoch: b.metadata_cache.controller_epoch,
                 last_executed_change: b.dynamic_config.last_executed_change,
@@ -322,10 +366,10 @@ pub(crate) fn partitions_in_zookeeper(
     out
 }
 
-fn partitions(sim: &Sim) -> Vec<PartitionView> {
+fn partitions(sim: &Sim, in_zookeeper: InZookeeper) -> Vec<PartitionView> {
     let controller = sim.active_controller();
     let mut out = Vec::new();
-    for (tp, a, state) in partitions_in_zookeeper(sim) {
+    for (tp, a, state) in in_zookeeper {
         let (topic, p) = (&tp.topic, tp.partition);
         let isr = state.as_ref().map(|s| s.isr.clone()).unwrap_or_default();
         let replica_views = a

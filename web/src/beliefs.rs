@@ -35,6 +35,15 @@ fn compare(truth: &Option<Leadership>, claim: &Option<Leadership>) -> [bool; 3] 
     }
 }
 
+/// What broker `b`'s metadata cache holds for `p`: the view lists only the
+/// partitions where it differs from ZooKeeper (`None` there: unknown to it).
+fn believed(b: &BrokerView, p: &PartitionView, truth: &Option<Leadership>) -> Option<Leadership> {
+    match b.metadata.get(&p.tp) {
+        Some(claim) => claim.clone(),
+        None => truth.clone(),
+    }
+}
+
 /// ZooKeeper first, then the active controller's context, then every live
 /// broker's metadata cache.
 pub fn partition_beliefs(p: &PartitionView, brokers: &[BrokerView], controller: Option<i32>) -> Vec<Belief> {
@@ -52,7 +61,7 @@ pub fn partition_beliefs(p: &PartitionView, brokers: &[BrokerView], controller: 
         });
     }
     for b in brokers.iter().filter(|b| b.state != "stopped") {
-        let claim = b.metadata.get(&p.tp).cloned();
+        let claim = believed(b, p, &truth);
         out.push(Belief { who: format!("broker-{}", b.id), broker: Some(b.id), differs: compare(&truth, &claim), claim });
     }
     out
@@ -75,7 +84,8 @@ fn anyone_disagrees(part: &PartitionView, brokers: &[BrokerView], controller: Op
         _ => true,
     };
     (controller.is_some() && differs(part.controller_view.as_ref()))
-        || brokers.iter().filter(|b| b.state != "stopped").any(|b| differs(b.metadata.get(&part.tp)))
+        // The view lists only what differs from ZooKeeper.
+        || brokers.iter().filter(|b| b.state != "stopped").any(|b| b.metadata.contains_key(&part.tp))
 }
 
 /// At most this many partitions get a belief table; the ones where some
@@ -178,7 +188,7 @@ pub mod tests {
         b.zombie = false;
         b.session = None;
         b.fetch_paused = false;
-        b.metadata = metadata.iter().map(|(k, v)| (k.to_string(), v.clone())).collect();
+        b.metadata = metadata.iter().map(|(k, v)| (k.to_string(), Some(v.clone()))).collect();
         b.metadata_live_brokers = live.to_vec();
         b
     }
@@ -204,6 +214,9 @@ pub mod tests {
             broker(2, "stopped", &[("t-0", (0, 0, vec![0, 1, 2]))], &[0, 1, 2]),
             broker(3, "paused", &[], &[0, 1, 2]),
         ];
+        // The view lists a partition a cache does not know as `None`.
+        let mut brokers = brokers;
+        brokers[3].metadata.insert("t-0".into(), None);
         let beliefs = partition_beliefs(&p, &brokers, Some(0));
         let who: Vec<_> = beliefs.iter().map(|b| b.who.as_str()).collect();
         assert_eq!(who, ["zk", "controller", "broker-0", "broker-1", "broker-3"]);

@@ -135,13 +135,24 @@ pub fn event_log(p: &EventsProps) -> Html {
             }
         });
     }
-    let actors: BTreeSet<&str> = trace.iter().map(|e| format::actor_family(&e.actor)).collect();
-    let kinds: BTreeSet<&str> = trace.iter().map(|e| e.kind.as_str()).collect();
+    // The filters' choices: every actor and kind in the trace, gathered once
+    // per trace (not per step: a big cluster's trace has 80,000 entries).
+    let branch = branch_of(sandbox.timeline().injections());
+    let choices = {
+        let sandbox = p.snap.sandbox.clone();
+        use_memo((SandboxRef(p.snap.sandbox.clone()), branch, trace.len()), move |_| {
+            let sandbox = sandbox.borrow();
+            let trace = sandbox.trace();
+            let actors: BTreeSet<String> = trace.iter().map(|e| format::actor_family(&e.actor).to_string()).collect();
+            let kinds: BTreeSet<String> = trace.iter().map(|e| e.kind.clone()).collect();
+            (actors, kinds)
+        })
+    };
+    let (actors, kinds) = (&choices.0, &choices.1);
     let keep = |e: &&kzsim::trace::TraceEntry| {
         (actor_filter.is_empty() || format::actor_family(&e.actor) == actor_filter.as_str())
             && (kind_filter.is_empty() || e.kind == *kind_filter)
     };
-    let branch = branch_of(sandbox.timeline().injections());
     let from = position.saturating_sub(PAST);
     let to = (position + FUTURE).min(trace.len());
     let select =
@@ -153,7 +164,7 @@ pub fn event_log(p: &EventsProps) -> Html {
                 <span class="kz-filters">
                     <select aria-label={t("Filter by actor")} onchange={select(actor_filter.clone())}>
                         <option value="" selected={actor_filter.is_empty()}>{ t("all actors") }</option>
-                        { for actors.iter().map(|a| html! { <option value={a.to_string()} selected={*a == actor_filter.as_str()} translate="no">{ *a }</option> }) }
+                        { for actors.iter().map(|a| html! { <option value={a.to_string()} selected={*a == *actor_filter} translate="no">{ a.clone() }</option> }) }
                     </select>
                     <select aria-label={t("Filter by kind")} onchange={select(kind_filter.clone())}>
                         <option value="" selected={kind_filter.is_empty()}>{ t("all kinds") }</option>
