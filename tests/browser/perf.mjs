@@ -169,7 +169,7 @@ async function main() {
 
 function chromiumVersion() {
   try {
-    return execFileSync(CHROMIUM, ['--version'], { encoding: 'utf8' }).trim();
+    return execFileSync(CHROMIUM, ['--version'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
   } catch {
     return 'Chromium';
   }
