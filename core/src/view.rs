@@ -132,7 +132,7 @@ pub struct PartitionView {
     pub state: Option<&'static str>,
     pub replica_views: Vec<ReplicaView>,
     /// The active controller's cached leader and ISR (it may lag ZooKeeper).
-    pub controller_view: Option<(i32, i32, Vec<i32>)>,
+    pub controller_view: Option<Leadership>,
 }
 
 /// The view at the timeline's current position.

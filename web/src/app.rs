@@ -68,9 +68,7 @@ pub fn app() -> Html {
             dragging.set(false);
             if let Some(file) = e.data_transfer().and_then(|d| d.files()).and_then(|f| f.get(0)) {
                 let dispatcher = dispatcher.clone();
-                dom::read_file(file, move |name, text| {
-                    dispatcher.dispatch(Action::Open(text.and_then(|text| crate::files::open(&name, &text))))
-                });
+                crate::panels::share::open_file(file, move |a| dispatcher.dispatch(a));
             }
         })
     };

@@ -3,10 +3,8 @@
 //! and its propagation (seed 002's lesson); the differences are what the
 //! panel highlights.
 
+pub use kzsim::view::Leadership;
 use kzsim::view::{BrokerView, PartitionView, ZnodeView};
-
-/// (leader, leader epoch, ISR), as ZooKeeper's state znode and every cache hold it.
-pub type Leadership = (i32, i32, Vec<i32>);
 
 /// One actor's idea of a partition's leadership.
 #[derive(Clone, Debug, PartialEq)]
@@ -35,6 +33,11 @@ fn compare(truth: &Option<Leadership>, claim: &Option<Leadership>) -> [bool; 3] 
     }
 }
 
+/// ZooKeeper's leadership of `p` (`None` before its state znode exists).
+fn truth(p: &PartitionView) -> Option<Leadership> {
+    Some((p.leader?, p.leader_epoch?, p.isr.clone()))
+}
+
 /// What broker `b`'s metadata cache holds for `p`: the view lists only the
 /// partitions where it differs from ZooKeeper (`None` there: unknown to it).
 fn believed(b: &BrokerView, p: &PartitionView, truth: &Option<Leadership>) -> Option<Leadership> {
@@ -47,10 +50,7 @@ fn believed(b: &BrokerView, p: &PartitionView, truth: &Option<Leadership>) -> Op
 /// ZooKeeper first, then the active controller's context, then every live
 /// broker's metadata cache.
 pub fn partition_beliefs(p: &PartitionView, brokers: &[BrokerView], controller: Option<i32>) -> Vec<Belief> {
-    let truth = match (p.leader, p.leader_epoch) {
-        (Some(l), Some(e)) => Some((l, e, p.isr.clone())),
-        _ => None,
-    };
+    let truth = truth(p);
     let mut out = vec![Belief { who: "zk".into(), broker: None, claim: truth.clone(), differs: [false; 3] }];
     if let Some(c) = controller {
         out.push(Belief {
@@ -74,16 +74,7 @@ pub type Table<'a> = (&'a PartitionView, Vec<Belief>, usize);
 /// Whether the controller or a live broker holds another leadership for
 /// `part` than ZooKeeper does.
 fn anyone_disagrees(part: &PartitionView, brokers: &[BrokerView], controller: Option<i32>) -> bool {
-    let truth = match (part.leader, part.leader_epoch) {
-        (Some(l), Some(e)) => Some((l, e, part.isr.clone())),
-        _ => None,
-    };
-    let differs = |claim: Option<&Leadership>| match (&truth, claim) {
-        (Some(t), Some(c)) => t != c,
-        (None, None) => false,
-        _ => true,
-    };
-    (controller.is_some() && differs(part.controller_view.as_ref()))
+    (controller.is_some() && compare(&truth(part), &part.controller_view) != [false; 3])
         // The view lists only what differs from ZooKeeper.
         || brokers.iter().filter(|b| b.state != "stopped").any(|b| b.metadata.contains_key(&part.tp))
 }

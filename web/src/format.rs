@@ -28,6 +28,12 @@ pub fn countdown(ms: u64) -> String {
 }
 
 /// A zxid or session id as ZooKeeper prints it: `0x2a`.
+/// FNV-1a, 64 bits: a fingerprint of some bytes (which scenario an edit
+/// was made from, which branch a trace is on). Not for security.
+pub fn fnv1a(bytes: impl IntoIterator<Item = u8>) -> u64 {
+    bytes.into_iter().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3))
+}
+
 pub fn hex(v: i64) -> String {
     format!("0x{v:x}")
 }

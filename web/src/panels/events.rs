@@ -248,11 +248,8 @@ fn event_item(p: &EventItemProps) -> Html {
     }
 }
 
-/// A fingerprint of the learner's actions (FNV-1a): equal actions give an
-/// equal trace, since the simulation is deterministic.
+/// A fingerprint of the learner's actions: equal actions give an equal
+/// trace, since the simulation is deterministic.
 fn branch_of(actions: &[(u64, String)]) -> u64 {
-    actions
-        .iter()
-        .flat_map(|(at, text)| at.to_le_bytes().into_iter().chain(text.bytes()).chain([0xff]))
-        .fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3))
+    format::fnv1a(actions.iter().flat_map(|(at, text)| at.to_le_bytes().into_iter().chain(text.bytes()).chain([0xff])))
 }

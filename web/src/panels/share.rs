@@ -30,6 +30,12 @@ fn stem(source: &Source) -> String {
     }
 }
 
+/// Reads a file the learner picked or dropped and sends what it holds
+/// (a scenario, a trace, or why neither) as [`Action::Open`].
+pub fn open_file(file: web_sys::File, send: impl FnOnce(Action) + 'static) {
+    dom::read_file(file, move |name, text| send(Action::Open(text.and_then(|text| files::open(&name, &text)))));
+}
+
 #[function_component(Share)]
 pub fn share(p: &ShareProps) -> Html {
     let t = |s| p.lang.t(s);
@@ -69,7 +75,7 @@ pub fn share(p: &ShareProps) -> Html {
             let input: HtmlInputElement = e.target_unchecked_into();
             if let Some(file) = input.files().and_then(|f| f.get(0)) {
                 let on = on.clone();
-                dom::read_file(file, move |name, text| on.emit(Action::Open(text.and_then(|text| files::open(&name, &text)))));
+                open_file(file, move |a| on.emit(a));
             }
             input.set_value("");
         })

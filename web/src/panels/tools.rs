@@ -242,10 +242,9 @@ pub struct EditorProps {
 /// a fingerprint of the scenario it started from, a newline, the edit.
 const DRAFT_KEY: &str = "kzsim.editor.draft";
 
-/// FNV-1a, 64 bits: which scenario a stored edit belongs to.
+/// Which scenario a stored edit belongs to.
 fn fingerprint(text: &str) -> String {
-    let hash = text.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3));
-    format!("{hash:016x}")
+    format!("{:016x}", crate::format::fnv1a(text.bytes()))
 }
 
 /// The edit stored for the scenario `text`, if it differs from it.
