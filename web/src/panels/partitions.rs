@@ -20,8 +20,10 @@ fn chip(id: i32, extra: Option<&'static str>, title: String) -> Html {
 
 /// Partition rows drawn at once: a 10,000-partition topic would make every
 /// step redraw megabytes of rows nobody reads (issue 9). Beyond this, a
-/// filter finds a partition and "show more" pages on.
-pub const PAGE: usize = 100;
+/// filter finds a partition and "show more" pages on. High enough that
+/// every scenario short of a big-cluster demonstration shows one row per
+/// partition, as ui-contract.md promises.
+pub const PAGE: usize = 500;
 
 #[function_component(Partitions)]
 pub fn partitions(p: &PartitionsProps) -> Html {
