@@ -404,6 +404,13 @@ const TABLE: &[(&str, &str)] = &[
     ("{} more partitions are not drawn (those where an actor disagrees with ZooKeeper come first).", "另有 {} 个分区未画出（有参与者与 ZooKeeper 不一致的分区排在前面）。"),
 ];
 
+/// Text whose identifiers stand between marks (`⟨...⟩` in the Chinese
+/// explanations and summary templates, backticks in tours), in pieces:
+/// (is an identifier, text), the marks gone, empty pieces skipped.
+pub fn marked<'a>(text: &'a str, marks: &'a [char]) -> impl Iterator<Item = (bool, &'a str)> {
+    text.split(marks).enumerate().filter(|(_, part)| !part.is_empty()).map(|(i, part)| (i % 2 == 1, part))
+}
+
 /// Text with identifiers marked `⟨...⟩` (the Chinese explanations name
 /// Kafka's events this way): the identifiers become `translate="no"` spans,
 /// the marks disappear. Text without marks is returned as is.
@@ -414,8 +421,8 @@ pub fn rich(text: &str) -> yew::Html {
     }
     html! {
         <>
-            { for text.split(['⟨', '⟩']).enumerate().filter(|(_, part)| !part.is_empty()).map(|(i, part)| {
-                if i % 2 == 1 {
+            { for marked(text, &['⟨', '⟩']).map(|(identifier, part)| {
+                if identifier {
                     html! { <span translate="no">{ part.to_string() }</span> }
                 } else {
                     html! { { part.to_string() } }

@@ -236,7 +236,7 @@ fn object<'a>(value: &'a Value, at: &str, keys: &[&str]) -> Result<&'a Map<Strin
 /// A text cut at its backticks: `(false, prose)` and `(true, code)` pieces,
 /// in order (empty pieces dropped).
 pub fn pieces(text: &str) -> impl Iterator<Item = (bool, &str)> {
-    text.split('`').enumerate().filter(|(_, s)| !s.is_empty()).map(|(i, s)| (i % 2 == 1, s))
+    crate::i18n::marked(text, &['`'])
 }
 
 impl Tour {

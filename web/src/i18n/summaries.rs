@@ -187,8 +187,8 @@ fn translate(kind: &str, s: &str, out: &mut Vec<Piece>, depth: usize) -> bool {
         let mut pieces = Vec::new();
         let ok = template.zh.iter().all(|piece| match piece {
             Ok(text) => {
-                for (i, part) in text.split(['⟨', '⟩']).enumerate().filter(|(_, p)| !p.is_empty()) {
-                    pieces.push(if i % 2 == 1 { Piece::Verbatim(part.to_string()) } else { Piece::Text(part.to_string()) });
+                for (identifier, part) in super::marked(text, &['⟨', '⟩']) {
+                    pieces.push(if identifier { Piece::Verbatim(part.to_string()) } else { Piece::Text(part.to_string()) });
                 }
                 true
             }
