@@ -124,7 +124,7 @@ pub fn on_hash_change(f: impl Fn(Address) + 'static) -> Option<Listener> {
 /// tab visible. Dropping it stops the reports.
 pub struct OnScreen {
     observer: Option<web_sys::IntersectionObserver>,
-    _intersect: Option<Closure<dyn FnMut(js_sys::Array)>>,
+    _intersect: Closure<dyn FnMut(js_sys::Array)>,
     _visibility: Option<Listener>,
 }
 
@@ -168,7 +168,7 @@ pub fn on_screen(element: &web_sys::Element, f: impl Fn(bool) + 'static) -> OnSc
         let report = report.clone();
         Listener::new(&d, "visibilitychange", move |_| report())
     });
-    OnScreen { observer, _intersect: Some(intersect), _visibility: visibility }
+    OnScreen { observer, _intersect: intersect, _visibility: visibility }
 }
 
 /// Offers `content` to the learner as a file download named `filename`.

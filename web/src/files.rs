@@ -40,19 +40,19 @@ pub fn trace_jsonl(entries: &[TraceEntry], replay: &Replay) -> String {
     let mut out = String::new();
     for (i, entry) in entries.iter().enumerate() {
         let line = entry.to_json_line();
-        if i == 0 {
-            // Splice the field in before the closing brace, so that the
-            // contract's fields keep their order.
-            let carried = json!({
-                "name": replay.name,
-                "text": replay.text,
-                "actions": replay.actions.iter().map(|(at, text)| json!([at, text])).collect::<Vec<_>>(),
-                "step": replay.step,
-            });
-            out.push_str(&line[..line.len() - 1]);
-            out.push_str(&format!(",\"scenario\":{carried}}}"));
-        } else {
-            out.push_str(&line);
+        // Splice the field into the first line before its closing brace, so
+        // that the contract's fields keep their order.
+        match line.strip_suffix('}').filter(|_| i == 0) {
+            Some(open) => {
+                let carried = json!({
+                    "name": replay.name,
+                    "text": replay.text,
+                    "actions": replay.actions.iter().map(|(at, text)| json!([at, text])).collect::<Vec<_>>(),
+                    "step": replay.step,
+                });
+                out.push_str(&format!("{open},\"scenario\":{carried}}}"));
+            }
+            None => out.push_str(&line),
         }
         out.push('\n');
     }
