@@ -4,7 +4,8 @@
 use crate::runner::{validate, Limits, Timeline};
 use crate::scenario::{parse, ScenarioError};
 use crate::trace::TraceEntry;
-use crate::view::{self, View};
+use crate::view::{self, View, ViewCache, Window};
+use std::cell::RefCell;
 use std::sync::Arc;
 
 /// The budget of a sandbox: smaller than the command line's, so that a
@@ -14,6 +15,9 @@ pub const BROWSER_LIMITS: Limits = Limits { max_steps: 200_000, max_events: 5_00
 #[derive(Clone, Debug)]
 pub struct Sandbox {
     timeline: Timeline,
+    /// What each view lends the next (a step on a big cluster rebuilds only
+    /// what changed); dropped when the learner acts and the future branches.
+    views: RefCell<ViewCache>,
 }
 
 impl Sandbox {
@@ -21,7 +25,7 @@ impl Sandbox {
     pub fn load(text: &str) -> Result<Sandbox, ScenarioError> {
         let script = parse(text)?;
         validate(&script)?;
-        Ok(Sandbox { timeline: Timeline::new(Arc::new(script), BROWSER_LIMITS) })
+        Ok(Sandbox { timeline: Timeline::new(Arc::new(script), BROWSER_LIMITS), views: RefCell::default() })
     }
 
     pub fn position(&self) -> u64 {
@@ -61,11 +65,18 @@ impl Sandbox {
 
     /// A learner's action (a scenario command) taken at the current step.
     pub fn act(&mut self, command: &str) -> Result<(), ScenarioError> {
+        *self.views.get_mut() = ViewCache::default();
         self.timeline.inject(command)
     }
 
+    /// The view with every partition.
     pub fn view(&self) -> View {
-        view::view(&self.timeline)
+        self.view_window(&Window::default())
+    }
+
+    /// The view with the partitions `window` asks for (what a page draws).
+    pub fn view_window(&self, window: &Window) -> View {
+        view::view_cached(&self.timeline, &mut self.views.borrow_mut(), window)
     }
 
     pub fn trace(&self) -> &[TraceEntry] {

@@ -12,12 +12,14 @@ use crate::trace::TraceEntry;
 use crate::zookeeper::Stat;
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+use std::sync::Arc;
 
 /// (leader, leader epoch, ISR): a partition's leadership as ZooKeeper's
 /// state znode, the controller's context or a metadata cache holds it.
 pub type Leadership = (i32, i32, Vec<i32>);
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct View {
     pub step: u64,
     pub time_ms: u64,
@@ -31,16 +33,29 @@ pub struct View {
     pub error: Option<String>,
     pub controller: Option<i32>,
     pub controller_epoch: Option<i64>,
-    pub znodes: Vec<ZnodeView>,
+    /// Shared with the views before it while ZooKeeper and its watches stay
+    /// the same (most steps are fetch rounds that write nothing), so a step
+    /// on a big cluster neither rebuilds nor redraws the tree (issue 9).
+    pub znodes: Arc<Vec<ZnodeView>>,
     pub brokers: Vec<BrokerView>,
+    /// The partitions the [`Window`] asked for (all, unless it says
+    /// otherwise), in topic and partition order.
     pub partitions: Vec<PartitionView>,
+    /// How many partitions ZooKeeper holds, and how many of them the
+    /// window's filter matches.
+    pub partition_count: usize,
+    pub partition_matches: usize,
+    /// The partitions worth a "what each actor believes" table, at most
+    /// [`BELIEF_TABLES`]: those where the controller or a running broker holds
+    /// another leadership than ZooKeeper first, then the first others.
+    pub belief_partitions: Vec<PartitionView>,
     pub sessions: Vec<SessionView>,
     pub expectations: Vec<ExpectOutcome>,
     /// The step just taken (what the explanation panel shows).
     pub current: Option<TraceEntry>,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct ZnodeView {
     pub path: String,
     pub name: String,
@@ -57,14 +72,14 @@ pub struct ZnodeView {
     pub children: usize,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct WatcherView {
     pub owner: String,
     /// data | exists | child
     pub kind: &'static str,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct SessionView {
     pub id: String,
     pub owner: String,
@@ -73,7 +88,7 @@ pub struct SessionView {
     pub ephemerals: usize,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct BrokerView {
     pub id: i32,
     pub state: &'static str,
@@ -96,7 +111,9 @@ pub struct BrokerView {
     /// partition it does not know. A partition missing here is cached just
     /// as ZooKeeper holds it: with 50 brokers and 10,000 partitions a full
     /// copy was half a million entries rebuilt at every step (issue 9).
-    pub metadata: BTreeMap<String, Option<Leadership>>,
+    /// Shared with the views before it while neither ZooKeeper nor the cache
+    /// changed.
+    pub metadata: Arc<Differences>,
     /// How many partitions its cache holds just as ZooKeeper does.
     pub metadata_agreeing: usize,
     pub metadata_live_brokers: Vec<i32>,
@@ -107,7 +124,7 @@ pub struct BrokerView {
     pub topic_overrides: BTreeMap<String, BTreeMap<String, String>>,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct ReplicaView {
     pub broker: i32,
     pub role: &'static str,
@@ -118,7 +135,7 @@ pub struct ReplicaView {
     pub offline: bool,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct PartitionView {
     pub tp: String,
     pub topic: String,
@@ -135,15 +152,74 @@ pub struct PartitionView {
     pub controller_view: Option<Leadership>,
 }
 
-/// The view at the timeline's current position.
+/// What one view lends the next: the parts of the picture that cannot have
+/// changed, each under the key that says so. A timeline replays the same
+/// steps to the same states, so a key read off the state (a zxid, a count of
+/// changes) names one picture — until the learner acts and the future
+/// branches: then the cache must be dropped ([`ViewCache::default`]).
+#[derive(Clone, Debug, Default)]
+pub struct ViewCache {
+    /// The partitions in ZooKeeper, decoded, as of a last zxid.
+    zookeeper: Option<(i64, Arc<InZookeeper>)>,
+    /// Decoded partition state znodes by path: (mzxid, state).
+    states: BTreeMap<String, (i64, Option<LeaderIsrAndControllerEpoch>)>,
+    /// Decoded topic znodes (the replica assignment) by path: (mzxid,
+    /// assignment). A 10,000-partition topic's is 200 KB of JSON.
+    topics: BTreeMap<String, (i64, Arc<Assignment>)>,
+    /// The znode rows, as of (last zxid, the step's previous zxid, watches revision).
+    znodes: Option<(ZnodesKey, Arc<Vec<ZnodeView>>)>,
+    /// Per broker: (last zxid, cache updates) → the differences and the count agreeing.
+    metadata: BTreeMap<i32, (MetadataKey, Arc<Differences>, usize)>,
+}
+
+/// (last zxid, the broker's count of metadata cache updates).
+type MetadataKey = (i64, u64);
+
+/// (last zxid, the step's previous zxid, watches revision).
+type ZnodesKey = (i64, i64, u64);
+
+/// Where a metadata cache differs from ZooKeeper (see [`BrokerView::metadata`]).
+pub type Differences = BTreeMap<String, Option<Leadership>>;
+
+/// At most this many partitions get a belief table.
+pub const BELIEF_TABLES: usize = 12;
+
+/// Which partition rows a view carries: the ones whose name contains
+/// `filter`, the first `limit` of them. A page shows a few hundred rows of a
+/// 10,000-partition topic; building all of them at every step cost more
+/// than drawing the page (issue 9).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Window {
+    pub filter: String,
+    pub limit: usize,
+}
+
+impl Default for Window {
+    /// Every partition.
+    fn default() -> Window {
+        Window { filter: String::new(), limit: usize::MAX }
+    }
+}
+
+/// The view at the timeline's current position, every partition in it.
 pub fn view(timeline: &Timeline) -> View {
+    view_cached(timeline, &mut ViewCache::default(), &Window::default())
+}
+
+/// [`view`] with the partitions `window` asks for, reusing what `cache` holds
+/// from earlier views of this timeline and keeping what this one built for
+/// the next.
+pub fn view_cached(timeline: &Timeline, cache: &mut ViewCache, window: &Window) -> View {
     let runner = timeline.current();
     let sim = runner.sim();
     let step = timeline.position();
     let previous_zxid = if step == 0 { 0 } else { timeline.zxid_after(step - 1) };
     let current = step.checked_sub(1).and_then(|i| timeline.trace().entries().get(i as usize)).cloned();
     let deleted = deleted_paths(current.as_ref());
-    let in_zookeeper = partitions_in_zookeeper(sim);
+    let in_zookeeper = cache.in_zookeeper(sim);
+    let brokers = brokers(sim, &in_zookeeper, cache);
+    let (rows, partition_matches) = window_rows(&in_zookeeper, window);
+    let belief_rows = belief_rows(sim, &in_zookeeper, &brokers);
     View {
         step,
         time_ms: sim.now().as_u64(),
@@ -158,12 +234,91 @@ pub fn view(timeline: &Timeline) -> View {
             .get(zk_data::CONTROLLER_EPOCH)
             .and_then(|n| zk_data::decode_controller_epoch(&n.data))
             .map(i64::from),
-        znodes: znodes(sim, previous_zxid, &deleted),
-        brokers: brokers(sim, &in_zookeeper),
-        partitions: partitions(sim, in_zookeeper),
+        znodes: cache.znodes(sim, previous_zxid, &deleted),
+        partitions: partitions(sim, &in_zookeeper, &rows),
+        partition_count: in_zookeeper.len(),
+        partition_matches,
+        belief_partitions: partitions(sim, &in_zookeeper, &belief_rows),
+        brokers,
         sessions: sessions(sim),
         expectations: runner.expectations().to_vec(),
         current,
+    }
+}
+
+impl ViewCache {
+    fn in_zookeeper(&mut self, sim: &Sim) -> Arc<InZookeeper> {
+        let zxid = sim.zk().last_zxid();
+        match &self.zookeeper {
+            Some((at, decoded)) if *at == zxid => decoded.clone(),
+            _ => {
+                let decoded = Arc::new(self.decode_partitions(sim));
+                self.zookeeper = Some((zxid, decoded.clone()));
+                decoded
+            }
+        }
+    }
+
+    /// [`partitions_in_zookeeper`], decoding only the state znodes written
+    /// since the last time (each decode is a JSON parse; a failover writes a
+    /// few at a time).
+    fn decode_partitions(&mut self, sim: &Sim) -> InZookeeper {
+        let tree = sim.zk().tree();
+        let (mut states, mut topics) = (BTreeMap::new(), BTreeMap::new());
+        let out = in_zookeeper_with(
+            sim,
+            |path| {
+                let node = tree.get(path)?;
+                let assignment = match self.topics.remove(path) {
+                    Some((mzxid, decoded)) if mzxid == node.stat.mzxid => decoded,
+                    _ => Arc::new(zk_data::decode_topic(&node.data)?),
+                };
+                topics.insert(path.to_string(), (node.stat.mzxid, assignment.clone()));
+                Some(assignment)
+            },
+            |path| {
+                let node = tree.get(path)?;
+                let state = match self.states.remove(path) {
+                    Some((mzxid, state)) if mzxid == node.stat.mzxid => state,
+                    _ => LeaderIsrAndControllerEpoch::decode(&node.data, node.stat.version),
+                };
+                states.insert(path.to_string(), (node.stat.mzxid, state.clone()));
+                state
+            },
+        );
+        // Deleted topics and partitions go with what was not read.
+        (self.states, self.topics) = (states, topics);
+        out
+    }
+
+    fn znodes(&mut self, sim: &Sim, previous_zxid: i64, deleted: &BTreeSet<String>) -> Arc<Vec<ZnodeView>> {
+        let key = (sim.zk().last_zxid(), previous_zxid, sim.zk().watches().revision());
+        match &self.znodes {
+            Some((at, rows)) if *at == key => rows.clone(),
+            _ => {
+                let rows = Arc::new(znodes(sim, previous_zxid, deleted));
+                self.znodes = Some((key, rows.clone()));
+                rows
+            }
+        }
+    }
+
+    fn metadata_differences(
+        &mut self,
+        sim: &Sim,
+        broker: &crate::kafka::server::Broker,
+        in_zookeeper: &InZookeeper,
+    ) -> (Arc<Differences>, usize) {
+        let key = (sim.zk().last_zxid(), broker.metadata_cache.updates);
+        match self.metadata.get(&broker.id) {
+            Some((at, differences, agreeing)) if *at == key => (differences.clone(), *agreeing),
+            _ => {
+                let (differences, agreeing) = metadata_differences(&broker.metadata_cache, in_zookeeper);
+                let differences = Arc::new(differences);
+                self.metadata.insert(broker.id, (key, differences.clone(), agreeing));
+                (differences, agreeing)
+            }
+        }
     }
 }
 
@@ -305,14 +460,14 @@ fn metadata_differences(
     (out, agreeing)
 }
 
-fn brokers(sim: &Sim, in_zookeeper: &InZookeeper) -> Vec<BrokerView> {
+fn brokers(sim: &Sim, in_zookeeper: &InZookeeper, cache: &mut ViewCache) -> Vec<BrokerView> {
     let zk_epoch = sim.zk().tree().get(zk_data::CONTROLLER_EPOCH).and_then(|n| zk_data::decode_controller_epoch(&n.data)).unwrap_or(0);
     sim.brokers()
         .values()
         .map(|b| {
             let active = b.is_alive() && b.controller.is_active();
             let session = b.zkc.session.filter(|_| b.is_alive());
-            let differences = metadata_differences(&b.metadata_cache, in_zookeeper);
+            let differences = cache.metadata_differences(sim, b, in_zookeeper);
             BrokerView {
                 id: b.id,
                 state: b.state_name(),
@@ -349,27 +504,94 @@ fn brokers(sim: &Sim, in_zookeeper: &InZookeeper) -> Vec<BrokerView> {
 /// Every partition as ZooKeeper holds it: its assignment (topic znode) and
 /// its leader and ISR (state znode, with the znode's version as zkVersion),
 /// in topic and partition order. What an observer reads; brokers never do.
-pub(crate) fn partitions_in_zookeeper(
+pub(crate) fn partitions_in_zookeeper(sim: &Sim) -> InZookeeper {
+    let tree = sim.zk().tree();
+    in_zookeeper_with(
+        sim,
+        |path| tree.get(path).and_then(|n| zk_data::decode_topic(&n.data)).map(Arc::new),
+        |path| tree.get(path).and_then(|n| LeaderIsrAndControllerEpoch::decode(&n.data, n.stat.version)),
+    )
+}
+
+/// A topic znode's replica assignment, by partition.
+type Assignment = BTreeMap<i32, zk_data::ReplicaAssignment>;
+
+/// [`partitions_in_zookeeper`], with `assignment` reading a topic znode and
+/// `state` a partition's state znode, each by its path.
+fn in_zookeeper_with(
     sim: &Sim,
-) -> Vec<(crate::scenario::TopicPartition, zk_data::ReplicaAssignment, Option<LeaderIsrAndControllerEpoch>)> {
+    mut assignment: impl FnMut(&str) -> Option<Arc<Assignment>>,
+    mut state: impl FnMut(&str) -> Option<LeaderIsrAndControllerEpoch>,
+) -> InZookeeper {
     let tree = sim.zk().tree();
     let mut out = Vec::new();
     for topic in tree.children(zk_data::BROKER_TOPICS) {
-        let Some(assignment) = tree.get(&zk_data::topic_path(topic)).and_then(|n| zk_data::decode_topic(&n.data)) else { continue };
-        for (p, a) in assignment {
-            let tp = crate::scenario::TopicPartition { topic: topic.into(), partition: p };
-            let state =
-                tree.get(&zk_data::partition_state_path(&tp)).and_then(|n| LeaderIsrAndControllerEpoch::decode(&n.data, n.stat.version));
+        let Some(assignment) = assignment(&zk_data::topic_path(topic)) else { continue };
+        let topic: crate::scenario::Topic = topic.into();
+        for (&p, a) in assignment.iter() {
+            let a = a.clone();
+            let tp = crate::scenario::TopicPartition { topic: topic.clone(), partition: p };
+            let state = state(&zk_data::partition_state_path(&tp));
             out.push((tp, a, state));
         }
     }
     out
 }
 
-fn partitions(sim: &Sim, in_zookeeper: InZookeeper) -> Vec<PartitionView> {
+/// The indices in `in_zookeeper` of the rows `window` asks for, and how many
+/// partitions its filter matches.
+fn window_rows(in_zookeeper: &InZookeeper, window: &Window) -> (Vec<usize>, usize) {
+    if window.filter.is_empty() {
+        return ((0..in_zookeeper.len().min(window.limit)).collect(), in_zookeeper.len());
+    }
+    let mut name = String::new();
+    let mut matches = 0;
+    let mut rows = Vec::new();
+    for (i, (tp, _, _)) in in_zookeeper.iter().enumerate() {
+        name.clear();
+        let _ = write!(name, "{tp}");
+        if name.contains(window.filter.as_str()) {
+            matches += 1;
+            if rows.len() < window.limit {
+                rows.push(i);
+            }
+        }
+    }
+    (rows, matches)
+}
+
+/// The indices of [`View::belief_partitions`]: where the active controller's
+/// context or a running broker's metadata cache differs from ZooKeeper
+/// first, then the first of the others.
+fn belief_rows(sim: &Sim, in_zookeeper: &InZookeeper, brokers: &[BrokerView]) -> Vec<usize> {
     let controller = sim.active_controller();
-    let mut out = Vec::new();
-    for (tp, a, state) in in_zookeeper {
+    let running: Vec<&BrokerView> = brokers.iter().filter(|b| b.state != "stopped" && !b.metadata.is_empty()).collect();
+    let mut name = String::new();
+    let (mut differing, mut agreeing) = (Vec::new(), Vec::new());
+    for (i, (tp, _, state)) in in_zookeeper.iter().enumerate() {
+        if differing.len() >= BELIEF_TABLES {
+            break;
+        }
+        let controller_differs = controller.is_some_and(|c| {
+            let cached = c.ctx.leadership.get(tp).map(|l| (l.leader, l.leader_epoch, &l.isr));
+            cached != state.as_ref().map(|s| (s.leader, s.leader_epoch, &s.isr))
+        });
+        name.clear();
+        let _ = write!(name, "{tp}");
+        if controller_differs || running.iter().any(|b| b.metadata.contains_key(name.as_str())) {
+            differing.push(i);
+        } else if agreeing.len() < BELIEF_TABLES {
+            agreeing.push(i);
+        }
+    }
+    differing.into_iter().chain(agreeing).take(BELIEF_TABLES).collect()
+}
+
+/// The rows of the partitions at `rows` (indices in `in_zookeeper`).
+fn partitions(sim: &Sim, in_zookeeper: &InZookeeper, rows: &[usize]) -> Vec<PartitionView> {
+    let controller = sim.active_controller();
+    let mut out = Vec::with_capacity(rows.len());
+    for (tp, a, state) in rows.iter().filter_map(|&i| in_zookeeper.get(i)) {
         let (topic, p) = (&tp.topic, tp.partition);
         let isr = state.as_ref().map(|s| s.isr.clone()).unwrap_or_default();
         let replica_views = a
@@ -377,7 +599,7 @@ fn partitions(sim: &Sim, in_zookeeper: InZookeeper) -> Vec<PartitionView> {
             .iter()
             .map(|&r| {
                 let broker = sim.brokers().get(&r).filter(|b| b.is_alive());
-                let hosted = broker.and_then(|b| b.replica_manager.partitions.get(&tp));
+                let hosted = broker.and_then(|b| b.replica_manager.partitions.get(tp));
                 ReplicaView {
                     broker: r,
                     role: match hosted.map(|h| h.role) {
@@ -389,7 +611,7 @@ fn partitions(sim: &Sim, in_zookeeper: InZookeeper) -> Vec<PartitionView> {
                     hw: hosted.map(|h| h.hw),
                     state: controller.and_then(|c| c.ctx.replica_states.get(&(tp.clone(), r))).map(|s| s.name()),
                     in_isr: isr.contains(&r),
-                    offline: broker.map(|b| b.replica_manager.offline.contains(&tp)).unwrap_or(true),
+                    offline: broker.map(|b| b.replica_manager.offline.contains(tp)).unwrap_or(true),
                 }
             })
             .collect();
@@ -403,9 +625,9 @@ fn partitions(sim: &Sim, in_zookeeper: InZookeeper) -> Vec<PartitionView> {
             leader_epoch: state.as_ref().map(|s| s.leader_epoch),
             zk_version: state.as_ref().map(|s| s.zk_version),
             controller_epoch: state.as_ref().map(|s| s.controller_epoch),
-            state: controller.and_then(|c| c.ctx.partition_states.get(&tp)).map(|s| s.name()),
+            state: controller.and_then(|c| c.ctx.partition_states.get(tp)).map(|s| s.name()),
             replica_views,
-            controller_view: controller.and_then(|c| c.ctx.leadership.get(&tp)).map(|l| (l.leader, l.leader_epoch, l.isr.clone())),
+            controller_view: controller.and_then(|c| c.ctx.leadership.get(tp)).map(|l| (l.leader, l.leader_epoch, l.isr.clone())),
         });
     }
     out

@@ -23,10 +23,9 @@ use yew::prelude::*;
 #[function_component(App)]
 pub fn app() -> Html {
     let state = use_reducer(|| AppState::from_address(&dom::address()));
-    let on = {
-        let dispatcher = state.dispatcher();
-        Callback::from(move |a: Action| dispatcher.dispatch(a))
-    };
+    // One callback for the app's life: components that take it (a thousand
+    // event-log entries) compare it by identity.
+    let on = use_callback(state.dispatcher(), |a: Action, dispatcher| dispatcher.dispatch(a));
 
     // Keyboard shortcuts and a hand-edited fragment, for the page's life.
     {
@@ -112,9 +111,17 @@ pub fn app() -> Html {
         });
     }
 
+    // The partition rows the partitions panel asks for (its filter and pages).
+    let window = use_state(crate::panels::partitions::first_page);
+    let on_window = {
+        let window = window.clone();
+        use_callback((), move |w: crate::panels::partitions::Pages, _| window.set(w))
+    };
     let snap = {
         let sandbox = state.sandbox.clone();
-        let view = use_memo(state.version, move |_| sandbox.map(|s| Rc::new(s.borrow().view())));
+        let view = use_memo((state.version, (*window).clone()), move |(_, window)| {
+            sandbox.map(|s| Rc::new(crate::panels::partitions::view_for(&s.borrow(), window)))
+        });
         match (&*view, &state.sandbox) {
             (Some(view), Some(sandbox)) => Some(Snap { version: state.version, view: view.clone(), sandbox: sandbox.clone() }),
             _ => None,
@@ -162,7 +169,7 @@ pub fn app() -> Html {
             Panel::Tree => html! { <Znodes {snap} {lang} /> },
             Panel::Brokers => html! { <Brokers {snap} declared={scenarios::declared_brokers(&state.text)} {lang} on={on.clone()} /> },
             Panel::Explain => html! { <Explanation {snap} {lang} on={on.clone()} /> },
-            Panel::Partitions => html! { <Partitions {snap} {lang} /> },
+            Panel::Partitions => html! { <Partitions {snap} {lang} window={(*window).clone()} on_window={on_window.clone()} /> },
             Panel::Beliefs if !snap.view.brokers.is_empty() => html! { <Beliefs {snap} {lang} /> },
             Panel::Beliefs => Html::default(),
             Panel::Checkpoints => html! { <Checkpoints {snap} text={state.text.clone()} {lang} on={on.clone()} /> },
@@ -218,7 +225,7 @@ pub fn app() -> Html {
                         <Explanation snap={snap.clone()} {lang} on={on.clone()} />
                     </div>
                     <div class="kz-col kz-col-parts">
-                        <Partitions snap={snap.clone()} {lang} />
+                        <Partitions snap={snap.clone()} {lang} window={(*window).clone()} on_window={on_window.clone()} />
                         if !snap.view.brokers.is_empty() {
                             <Beliefs snap={snap.clone()} {lang} />
                         }

@@ -179,7 +179,7 @@ pub mod tests {
         b.zombie = false;
         b.session = None;
         b.fetch_paused = false;
-        b.metadata = metadata.iter().map(|(k, v)| (k.to_string(), Some(v.clone()))).collect();
+        b.metadata = std::sync::Arc::new(metadata.iter().map(|(k, v)| (k.to_string(), Some(v.clone()))).collect());
         b.metadata_live_brokers = live.to_vec();
         b
     }
@@ -207,7 +207,7 @@ pub mod tests {
         ];
         // The view lists a partition a cache does not know as `None`.
         let mut brokers = brokers;
-        brokers[3].metadata.insert("t-0".into(), None);
+        std::sync::Arc::make_mut(&mut brokers[3].metadata).insert("t-0".into(), None);
         let beliefs = partition_beliefs(&p, &brokers, Some(0));
         let who: Vec<_> = beliefs.iter().map(|b| b.who.as_str()).collect();
         assert_eq!(who, ["zk", "controller", "broker-0", "broker-1", "broker-3"]);
@@ -239,7 +239,7 @@ pub mod tests {
 
     #[test]
     fn live_brokers_compared_with_registrations() {
-        let mut znodes = sample_view().znodes;
+        let mut znodes = (*sample_view().znodes).clone();
         // Broker 0's registration was deleted this step; 3's is gone.
         znodes.retain(|z| z.path != "/brokers/ids/3");
         for z in &mut znodes {

@@ -25,6 +25,48 @@ pub struct Diagram {
     pub msgs: Vec<Msg>,
 }
 
+/// The message a trace entry draws, if any: request | watch | control |
+/// session | expire.
+fn kind_of(e: &TraceEntry) -> Option<&'static str> {
+    Some(match e.kind.as_str() {
+        "zk-request" | "zk-result" => "request",
+        "watch-event" => "watch",
+        "control-request" if e.detail.get("to").is_some() => "control",
+        "zk-session" => "session",
+        "session-expired" => "expire",
+        _ => return None,
+    })
+}
+
+/// The diagram last drawn and what it was drawn for. Steps that send nothing draw the same diagram, and a long run's
+/// fetch rounds are thousands of them: finding the last messages by walking
+/// back over all of them at every step was a fifth of a step's render on a
+/// big cluster (issue 9).
+#[derive(Default)]
+pub struct Recent {
+    drawn: Option<(DrawnFor, Diagram)>,
+}
+
+/// (timeline branch, steps, max, brokers).
+type DrawnFor = (u64, usize, usize, Vec<i32>);
+
+impl Recent {
+    /// [`diagram`] of `entries` on the timeline branch `branch`, reusing the
+    /// last one when only silent steps came since.
+    pub fn diagram(&mut self, branch: u64, entries: &[TraceEntry], brokers: &[i32], max: usize) -> Diagram {
+        if let Some(((b, at, m, lanes), d)) = &mut self.drawn {
+            let silent = |from: usize| entries.get(from..).is_some_and(|new| new.iter().all(|e| kind_of(e).is_none()));
+            if *b == branch && *m == max && lanes == brokers && silent(*at) {
+                *at = entries.len();
+                return d.clone();
+            }
+        }
+        let d = diagram(entries, brokers, max);
+        self.drawn = Some(((branch, entries.len(), max, brokers.to_vec()), d.clone()));
+        d
+    }
+}
+
 /// The last `max` messages among `entries` (the steps up to now).
 pub fn diagram(entries: &[TraceEntry], brokers: &[i32], max: usize) -> Diagram {
     let mut lanes: Vec<String> = std::iter::once("zk".to_string()).chain(brokers.iter().map(|b| format!("broker-{b}"))).collect();
@@ -33,15 +75,9 @@ pub fn diagram(entries: &[TraceEntry], brokers: &[i32], max: usize) -> Diagram {
         if picked.len() >= max {
             break;
         }
-        let kind = match e.kind.as_str() {
-            "zk-request" | "zk-result" => "request",
-            "watch-event" => "watch",
-            "control-request" if e.detail.get("to").is_some() => "control",
-            "zk-session" => "session",
-            "session-expired" => "expire",
-            _ => continue,
-        };
-        picked.push((e, kind));
+        if let Some(kind) = kind_of(e) {
+            picked.push((e, kind));
+        }
     }
     picked.reverse();
     let mut lane = |actor: &str| -> usize {
@@ -129,6 +165,20 @@ mod tests {
                 (8, 0, 0, "summary 8", true),
             ]
         );
+    }
+
+    #[test]
+    fn silent_steps_reuse_the_last_diagram_and_a_message_redraws() {
+        let mut entries: Vec<_> = (1..=5).map(|i| entry(i, "a", "zk-result", json!({"op": "ls", "path": "/", "ok": true}))).collect();
+        entries.extend((6..=9).map(|i| entry(i, "broker-0", "broker", json!({}))));
+        entries.push(entry(10, "a", "zk-result", json!({"op": "get", "path": "/x", "ok": true})));
+        let mut recent = Recent::default();
+        for n in [5, 7, 9, 10, 6, 3, 10] {
+            assert_eq!(recent.diagram(1, &entries[..n], &[0], 30), diagram(&entries[..n], &[0], 30), "at step {n}");
+        }
+        // Another branch of the timeline is drawn afresh.
+        entries[6] = entry(7, "a", "zk-result", json!({"op": "set", "path": "/y", "ok": true}));
+        assert_eq!(recent.diagram(2, &entries[..9], &[0], 30), diagram(&entries[..9], &[0], 30));
     }
 
     #[test]

@@ -115,7 +115,8 @@ pub enum Action {
 }
 
 /// What panels receive: the view at one version, and the sandbox for the
-/// trace. Equal when the version is.
+/// trace. Equal when the version and the view are (the same version seen
+/// through another partition window is another view).
 #[derive(Clone)]
 pub struct Snap {
     pub version: u64,
@@ -125,7 +126,7 @@ pub struct Snap {
 
 impl PartialEq for Snap {
     fn eq(&self, other: &Snap) -> bool {
-        self.version == other.version && Rc::ptr_eq(&self.sandbox, &other.sandbox)
+        self.version == other.version && Rc::ptr_eq(&self.view, &other.view) && Rc::ptr_eq(&self.sandbox, &other.sandbox)
     }
 }
 

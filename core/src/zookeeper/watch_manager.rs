@@ -46,32 +46,53 @@ pub struct DataWatchKinds {
     pub exists: bool,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default)]
 pub struct WatchManager {
     data: BTreeMap<String, BTreeMap<SessionId, DataWatchKinds>>,
     child: BTreeMap<String, BTreeSet<SessionId>>,
+    /// Counts every change to the watches, so that a picture of them (the
+    /// browser's znode rows) can be kept while it stays the same. Not part of
+    /// what the watches *are*: equality ignores it.
+    revision: u64,
 }
 
+impl PartialEq for WatchManager {
+    fn eq(&self, other: &WatchManager) -> bool {
+        self.data == other.data && self.child == other.child
+    }
+}
+
+impl Eq for WatchManager {}
+
 impl WatchManager {
+    /// Changes whenever a watch is set or removed (see `revision`).
+    pub fn revision(&self) -> u64 {
+        self.revision
+    }
+
     /// No watch is set at all (a write then fires nothing).
     pub fn is_empty(&self) -> bool {
         self.data.is_empty() && self.child.is_empty()
     }
 
     pub fn add_data_watch(&mut self, path: &str, session: SessionId) {
+        self.revision += 1;
         self.data.entry(path.to_string()).or_default().entry(session).or_default().data = true;
     }
 
     pub fn add_exists_watch(&mut self, path: &str, session: SessionId) {
+        self.revision += 1;
         self.data.entry(path.to_string()).or_default().entry(session).or_default().exists = true;
     }
 
     pub fn add_child_watch(&mut self, path: &str, session: SessionId) {
+        self.revision += 1;
         self.child.entry(path.to_string()).or_default().insert(session);
     }
 
     /// A session's connection is gone (close or expiry): its watches go too.
     pub fn remove_session(&mut self, session: SessionId) {
+        self.revision += 1;
         self.data.retain(|_, m| {
             m.remove(&session);
             !m.is_empty()
@@ -103,6 +124,7 @@ impl WatchManager {
     /// *and* child watches (once per session) and NodeChildrenChanged on the
     /// parent; a set fires NodeDataChanged on the node's data watches.
     pub fn trigger(&mut self, change: &Change, out: &mut Vec<Notification>) {
+        self.revision += 1;
         match change {
             Change::Created(p) => {
                 self.fire_data(p, EventType::NodeCreated, out);

@@ -126,9 +126,16 @@ pub fn event_log(p: &EventsProps) -> Html {
         use_effect_with(p.snap.version, move |_| {
             if let Some(list) = list_ref.cast::<web_sys::Element>() {
                 if let Some(current) = list.query_selector(".kz-event-current").ok().flatten() {
+                    // Scrolled only when the current entry nears an edge:
+                    // a scroll makes the browser repaint and hit-test the
+                    // whole list, which at every step of a long run cost
+                    // more than the rest of the page (issue 9).
                     let top = current.get_bounding_client_rect().top() - list.get_bounding_client_rect().top();
-                    let target = list.scroll_top() as f64 + top - f64::from(list.client_height()) * 0.6;
-                    list.set_scroll_top(target.max(0.0) as i32);
+                    let height = f64::from(list.client_height());
+                    if !(height * 0.1..=height * 0.9).contains(&top) {
+                        let target = list.scroll_top() as f64 + top - height * 0.3;
+                        list.set_scroll_top(target.max(0.0) as i32);
+                    }
                 } else {
                     crate::dom::scroll_to_bottom(&list);
                 }
@@ -153,7 +160,10 @@ pub fn event_log(p: &EventsProps) -> Html {
         (actor_filter.is_empty() || format::actor_family(&e.actor) == actor_filter.as_str())
             && (kind_filter.is_empty() || e.kind == *kind_filter)
     };
-    let from = position.saturating_sub(PAST);
+    // The first entry moves a hundred steps at a time: dropping the oldest
+    // entry at every step moved every other one, and the browser laid out,
+    // painted and hit-tested the whole list again (issue 9).
+    let from = position.saturating_sub(PAST) / 100 * 100;
     let to = (position + FUTURE).min(trace.len());
     let select =
         |state: UseStateHandle<String>| Callback::from(move |e: Event| state.set(e.target_unchecked_into::<HtmlSelectElement>().value()));
@@ -250,6 +260,6 @@ fn event_item(p: &EventItemProps) -> Html {
 
 /// A fingerprint of the learner's actions: equal actions give an equal
 /// trace, since the simulation is deterministic.
-fn branch_of(actions: &[(u64, String)]) -> u64 {
+pub fn branch_of(actions: &[(u64, String)]) -> u64 {
     format::fnv1a(actions.iter().flat_map(|(at, text)| at.to_le_bytes().into_iter().chain(text.bytes()).chain([0xff])))
 }

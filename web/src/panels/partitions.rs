@@ -5,13 +5,26 @@ use crate::beliefs;
 use crate::format;
 use crate::i18n::Lang;
 use crate::state::Snap;
-use kzsim::view::PartitionView;
+use kzsim::sandbox::Sandbox;
+use kzsim::view::{PartitionView, View, Window};
+use std::rc::Rc;
 use yew::prelude::*;
 
 #[derive(Properties, PartialEq)]
 pub struct PartitionsProps {
     pub snap: Snap,
     pub lang: Lang,
+}
+
+/// The partitions panel draws the rows its [`Window`] asked the view for;
+/// the window (the filter and how many pages are open) lives with the app,
+/// which builds the view.
+#[derive(Properties, PartialEq)]
+pub struct PartitionListProps {
+    pub snap: Snap,
+    pub lang: Lang,
+    pub window: Pages,
+    pub on_window: Callback<Pages>,
 }
 
 fn chip(id: i32, extra: Option<&'static str>, title: String) -> Html {
@@ -24,44 +37,98 @@ fn chip(id: i32, extra: Option<&'static str>, title: String) -> Html {
 /// every scenario short of a big-cluster demonstration shows one row per
 /// partition, as ui-contract.md promises.
 pub const PAGE: usize = 500;
+/// Past [`PAGE`] partitions, the rows a page draws at once and "Show more"
+/// adds. A row is some sixty elements (its replica table and LEO/HW bars):
+/// 500 of them were 28,000 elements that the browser styled, laid out and
+/// painted again at every step of a 10,000-partition cluster, three times
+/// the rest of the page. Such a cluster is read through the filter.
+pub const BIG_PAGE: usize = 50;
+
+/// Which partitions the panel shows: those whose name contains `filter`,
+/// `pages` pages of them ("Show more" adds one).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Pages {
+    pub filter: String,
+    pub pages: usize,
+}
+
+/// What a page opens with: no filter, one page.
+pub fn first_page() -> Pages {
+    Pages { filter: String::new(), pages: 1 }
+}
+
+/// The view a page draws: the partitions `pages` asks for, in pages of
+/// [`PAGE`] rows, or of [`BIG_PAGE`] once the cluster has more than [`PAGE`]
+/// partitions (found out by asking for the small page first: the second
+/// view of a small cluster reuses what the first one built).
+pub fn view_for(sandbox: &Sandbox, pages: &Pages) -> View {
+    let window = |size: usize| Window { filter: pages.filter.clone(), limit: pages.pages.saturating_mul(size) };
+    let view = sandbox.view_window(&window(BIG_PAGE));
+    if view.partition_count > PAGE {
+        view
+    } else {
+        sandbox.view_window(&window(PAGE))
+    }
+}
 
 #[function_component(Partitions)]
-pub fn partitions(p: &PartitionsProps) -> Html {
+pub fn partitions(p: &PartitionListProps) -> Html {
     let t = |s| p.lang.t(s);
-    let filter = use_state(String::new);
-    let limit = use_state(|| PAGE);
-    let all = &p.snap.view.partitions;
-    let wanted: Vec<&PartitionView> = all.iter().filter(|part| filter.is_empty() || part.tp.contains(filter.as_str())).collect();
+    let view = &p.snap.view;
+    let (all, wanted) = (view.partition_count, view.partition_matches);
     let on_filter = {
-        let (filter, limit) = (filter.clone(), limit.clone());
+        let on_window = p.on_window.clone();
         Callback::from(move |e: InputEvent| {
-            filter.set(e.target_unchecked_into::<web_sys::HtmlInputElement>().value().trim().to_string());
-            limit.set(PAGE);
+            let filter = e.target_unchecked_into::<web_sys::HtmlInputElement>().value().trim().to_string();
+            on_window.emit(Pages { filter, pages: 1 });
         })
     };
     let more = {
-        let limit = limit.clone();
-        Callback::from(move |_: MouseEvent| limit.set(*limit + PAGE))
+        let (on_window, window) = (p.on_window.clone(), p.window.clone());
+        Callback::from(move |_: MouseEvent| on_window.emit(Pages { pages: window.pages.saturating_add(1), ..window.clone() }))
     };
     html! {
         <section class="kz-panel kz-partitions" aria-labelledby="kz-parts-h">
             <h2 id="kz-parts-h" class="kz-panel-title">{ t("Partitions") }</h2>
-            if all.is_empty() {
+            if all == 0 {
                 <p class="kz-muted">{ t("No partitions yet.") }</p>
             }
-            if all.len() > PAGE {
+            if all > PAGE {
                 <label class="kz-filter">
                     <span>{ t("Find a partition") }</span>
-                    <input type="search" class="kz-input" data-testid="partition-filter" placeholder="t-42" value={(*filter).clone()} oninput={on_filter} />
+                    <input type="search" class="kz-input" data-testid="partition-filter" placeholder="t-42" value={p.window.filter.clone()} oninput={on_filter} />
                 </label>
-                <p class="kz-muted" data-testid="partition-count">{ p.lang.f("Showing {} of {} partitions ({} in all).", &[&wanted.len().min(*limit), &wanted.len(), &all.len()]) }</p>
+                <p class="kz-muted" data-testid="partition-count">{ p.lang.f("Showing {} of {} partitions ({} in all).", &[&view.partitions.len(), &wanted, &all]) }</p>
             }
-            { for wanted.iter().take(*limit).map(|part| row(part, p.lang)) }
-            if wanted.len() > *limit {
+            { for (0..view.partitions.len()).map(|index| html! {
+                <PartitionRow key={view.partitions[index].tp.clone()} view={view.clone()} {index} lang={p.lang} />
+            }) }
+            if wanted > view.partitions.len() {
                 <button class="kz-btn kz-btn-small" data-testid="partitions-more" onclick={more}>{ t("Show more") }</button>
             }
         </section>
     }
+}
+
+/// One partition's row: the view it comes from and its place there. Equal
+/// when the rows are, so a step that leaves a partition as it was does not
+/// redraw it.
+#[derive(Properties)]
+struct RowProps {
+    view: Rc<View>,
+    index: usize,
+    lang: Lang,
+}
+
+impl PartialEq for RowProps {
+    fn eq(&self, other: &RowProps) -> bool {
+        self.lang == other.lang && self.view.partitions.get(self.index) == other.view.partitions.get(other.index)
+    }
+}
+
+#[function_component(PartitionRow)]
+fn partition_row(p: &RowProps) -> Html {
+    p.view.partitions.get(p.index).map(|part| row(part, p.lang)).unwrap_or_default()
 }
 
 fn row(part: &PartitionView, lang: Lang) -> Html {
@@ -130,7 +197,13 @@ pub fn beliefs_panel(p: &PartitionsProps) -> Html {
     let view = &p.snap.view;
     let controller = view.brokers.iter().find(|b| b.controller && !b.zombie).map(|b| b.id);
     let (registered, live) = beliefs::live_broker_beliefs(&view.znodes, &view.brokers);
-    let (shown, rest) = beliefs::worth_showing(&view.partitions, &view.brokers, controller);
+    // With many brokers only the caches that differ get a row (50 rows of
+    // 50 chips were a third of the page's elements); the rest are counted.
+    let many_brokers = view.brokers.len() > beliefs::ALL_ROWS_UP_TO;
+    let agreeing = live.iter().filter(|(_, _, differs)| !differs).count();
+    // The view carries the partitions worth a table, in the order they come.
+    let (shown, _) = beliefs::worth_showing(&view.belief_partitions, &view.brokers, controller);
+    let rest = view.partition_count.saturating_sub(shown.len());
     let cell = |differs: bool, content: Html| html! { <td class={classes!(differs.then_some("kz-differs"))}>{ content }</td> };
     let claim_cells = |claim: &Option<beliefs::Leadership>, differs: [bool; 3]| match claim {
         Some((l, e, isr)) => html! {
@@ -150,12 +223,15 @@ pub fn beliefs_panel(p: &PartitionsProps) -> Html {
                     <caption>{ t("live brokers") }</caption>
                     <tbody>
                         <tr><th>{ t("ZooKeeper's truth") }</th><td class="kz-chips">{ for registered.iter().map(|i| chip(*i, None, t("registered").into())) }</td></tr>
-                        { for live.iter().map(|(id, list, differs)| html! {
+                        { for live.iter().filter(|(_, _, differs)| *differs || !many_brokers).map(|(id, list, differs)| html! {
                             <tr class={classes!(differs.then_some("kz-row-differs"))}>
                                 <th>{ chip(*id, None, format!("broker {id}")) }{ " " }{ t("metadata cache") }</th>
                                 { cell(*differs, html! { <span class="kz-chips">{ for list.iter().map(|i| chip(*i, None, t("live").into())) }</span> }) }
                             </tr>
                         }) }
+                        if many_brokers && agreeing > 0 {
+                            <tr class="kz-agree"><td colspan="2" class="kz-muted">{ p.lang.f("{} other brokers' metadata caches agree with ZooKeeper.", &[&agreeing]) }</td></tr>
+                        }
                     </tbody>
                 </table>
             }

@@ -6,6 +6,7 @@ use crate::format;
 use crate::i18n::Lang;
 use crate::seq;
 use crate::state::{Action, Snap};
+use std::rc::Rc;
 use yew::prelude::*;
 
 const MAX: usize = 30;
@@ -27,7 +28,17 @@ pub fn sequence(p: &SequenceProps) -> Html {
     let position = sandbox.position() as usize;
     let entries = &sandbox.trace()[..position.min(sandbox.trace().len())];
     let brokers: Vec<i32> = p.snap.view.brokers.iter().map(|b| b.id).collect();
-    let d = seq::diagram(entries, &brokers, MAX);
+    // The last diagram, kept with the sandbox it was drawn from (held, so
+    // that another scenario's sandbox can never pass for it).
+    let recent = use_mut_ref(|| (p.snap.sandbox.clone(), seq::Recent::default()));
+    let d = {
+        let mut recent = recent.borrow_mut();
+        if !Rc::ptr_eq(&recent.0, &p.snap.sandbox) {
+            *recent = (p.snap.sandbox.clone(), seq::Recent::default());
+        }
+        let branch = crate::panels::events::branch_of(sandbox.timeline().injections());
+        recent.1.diagram(branch, entries, &brokers, MAX)
+    };
     let x = |lane: usize| LEFT + lane as f64 * LANE;
     let width = LEFT + (d.lanes.len().max(2) as f64 - 1.0) * LANE + 110.0;
     let height = TOP + (d.msgs.len().max(1) as f64) * ROW + 10.0;

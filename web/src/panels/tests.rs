@@ -5,7 +5,7 @@
 use super::brokers::{Brokers, BrokersProps};
 use super::controls::{Controls, ControlsProps};
 use super::events::{EventLog, EventsProps};
-use super::partitions::{Partitions, PartitionsProps};
+use super::partitions::{first_page, PartitionListProps, Partitions, PartitionsProps};
 use super::znodes::{Znodes, ZnodesProps};
 use crate::i18n::Lang;
 use crate::scenarios;
@@ -73,7 +73,7 @@ fn declared_brokers_show_before_the_cluster_line_runs() {
 #[test]
 fn partition_rows_carry_leader_isr_and_epoch() {
     let s = snap("cluster brokers=3\nstart all\ntopic create t assignment=0:1,2,0\nrun 1s\n", None);
-    let html = render::<Partitions>(PartitionsProps { snap: s, lang: Lang::En });
+    let html = render::<Partitions>(PartitionListProps { snap: s, lang: Lang::En, window: first_page(), on_window: Callback::noop() });
     assert!(html.contains(r#"data-tp="t-0""#), "{html}");
     assert!(html.contains(r#"data-leader="1""#));
     assert!(html.contains(r#"data-isr="1,2,0""#));
@@ -152,7 +152,9 @@ fn render_cost_on_a_big_cluster() {
     };
     time("znodes", &|| render::<Znodes>(ZnodesProps { snap: s.clone(), lang: Lang::En }));
     time("brokers", &|| render::<Brokers>(BrokersProps { snap: s.clone(), declared: 0, lang: Lang::En, on: Callback::noop() }));
-    time("partitions", &|| render::<Partitions>(PartitionsProps { snap: s.clone(), lang: Lang::En }));
+    time("partitions", &|| {
+        render::<Partitions>(PartitionListProps { snap: s.clone(), lang: Lang::En, window: first_page(), on_window: Callback::noop() })
+    });
     time("beliefs", &|| render::<Beliefs>(PartitionsProps { snap: s.clone(), lang: Lang::En }));
     time("events", &|| render::<EventLog>(EventsProps { snap: s.clone(), lang: Lang::En, on: Callback::noop() }));
     time("events zh", &|| render::<EventLog>(EventsProps { snap: s.clone(), lang: Lang::Zh, on: Callback::noop() }));

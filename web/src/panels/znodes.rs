@@ -9,6 +9,7 @@ use crate::state::Snap;
 use kzsim::trace::TraceEntry;
 use kzsim::view::{View, ZnodeView};
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 use yew::prelude::*;
 
 #[derive(Properties, PartialEq)]
@@ -70,6 +71,65 @@ fn parent_of(path: &str) -> &str {
     }
 }
 
+/// A row of the tree: a znode (its index in the view's list), or the row
+/// that offers the rest of a parent's children: (parent, how many left out,
+/// depth), placed where the first left-out sibling was.
+type Line = Result<usize, (String, usize, usize)>;
+
+/// What decides which rows are drawn. The znode list is shared between
+/// views while ZooKeeper stays the same, so comparing it is comparing a
+/// pointer: a step that writes nothing recomputes nothing here.
+#[derive(PartialEq)]
+struct Drawn {
+    znodes: Shared,
+    collapsed: BTreeSet<String>,
+    opened: BTreeSet<String>,
+    selected: Option<String>,
+    recent: BTreeMap<String, usize>,
+}
+
+/// The view's znode list, equal when it is the very same list.
+struct Shared(Arc<Vec<ZnodeView>>);
+
+impl PartialEq for Shared {
+    fn eq(&self, other: &Shared) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+/// Which nodes to draw: not under a collapsed node, and within the sibling
+/// cap of their parent (znodes come parent first, depth first).
+fn lines(d: &Drawn) -> Vec<Line> {
+    let mut children: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut drawn: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut skipped: Option<&str> = None;
+    let mut out = Vec::new();
+    for (i, z) in d.znodes.0.iter().enumerate().filter(|(_, z)| !hidden(&z.path, &d.collapsed)) {
+        children.insert(&z.path, z.children);
+        if let Some(prefix) = skipped {
+            if z.path.starts_with(prefix) && z.path.as_bytes().get(prefix.len()) == Some(&b'/') {
+                continue;
+            }
+            skipped = None;
+        }
+        let parent = parent_of(&z.path);
+        let n = drawn.entry(parent).or_default();
+        let wanted = !z.change.is_empty() || d.recent.contains_key(&z.path) || d.selected.as_deref() == Some(z.path.as_str());
+        if *n >= SIBLINGS && !d.opened.contains(parent) && !wanted {
+            if *n == SIBLINGS {
+                let total = children.get(parent).copied().unwrap_or(0);
+                out.push(Err((parent.to_string(), total.saturating_sub(SIBLINGS), z.depth)));
+                *n += 1;
+            }
+            skipped = Some(&z.path);
+            continue;
+        }
+        *n += 1;
+        out.push(Ok(i));
+    }
+    out
+}
+
 #[function_component(Znodes)]
 pub fn znodes(p: &ZnodesProps) -> Html {
     let collapsed = use_state(BTreeSet::<String>::new);
@@ -81,41 +141,39 @@ pub fn znodes(p: &ZnodesProps) -> Html {
         recent_writes(sandbox.trace(), view.step as usize, 3)
     };
     let lang = p.lang;
-    // Which nodes to draw: not under a collapsed node, and within the
-    // sibling cap of their parent (znodes come parent first, depth first).
-    let mut children: BTreeMap<&str, usize> = BTreeMap::new();
-    let mut drawn: BTreeMap<&str, usize> = BTreeMap::new();
-    let mut skipped: Option<&str> = None;
-    // A node to draw, or (parent, how many left out, depth) for the row
-    // that offers the rest, placed where the first left-out sibling was.
-    let mut visible: Vec<Result<&ZnodeView, (String, usize, usize)>> = Vec::new();
-    for z in view.znodes.iter().filter(|z| !hidden(&z.path, &collapsed)) {
-        children.insert(&z.path, z.children);
-        if let Some(prefix) = skipped {
-            if z.path.starts_with(prefix) && z.path.as_bytes().get(prefix.len()) == Some(&b'/') {
-                continue;
+    let on_select = {
+        let selected = selected.clone();
+        use_callback((), move |path: String, _| selected.set(Some(path)))
+    };
+    let on_toggle = {
+        let collapsed = collapsed.clone();
+        use_callback((*collapsed).clone(), move |path: String, now| {
+            let mut next = now.clone();
+            if !next.remove(&path) {
+                next.insert(path);
             }
-            skipped = None;
-        }
-        let parent = parent_of(&z.path);
-        let n = drawn.entry(parent).or_default();
-        let wanted = !z.change.is_empty() || recent.contains_key(&z.path) || selected.as_deref() == Some(z.path.as_str());
-        if *n >= SIBLINGS && !opened.contains(parent) && !wanted {
-            if *n == SIBLINGS {
-                let total = children.get(parent).copied().unwrap_or(0);
-                visible.push(Err((parent.to_string(), total.saturating_sub(SIBLINGS), z.depth)));
-                *n += 1;
+            collapsed.set(next);
+        })
+    };
+    let drawn = Drawn {
+        znodes: Shared(view.znodes.clone()),
+        collapsed: (*collapsed).clone(),
+        opened: (*opened).clone(),
+        selected: (*selected).clone(),
+        recent: recent.clone(),
+    };
+    let visible = use_memo(drawn, lines);
+    let rows = visible.iter().map(|line| match line {
+        Ok(i) => {
+            let z = &view.znodes[*i];
+            html! {
+                <ZnodeRow key={if z.change == "deleted" { format!("deleted:{}", z.path) } else { z.path.clone() }}
+                    znodes={view.znodes.clone()} index={*i} collapsed={collapsed.contains(&z.path)}
+                    selected={selected.as_deref() == Some(z.path.as_str())} age={recent.get(&z.path).copied()} {lang}
+                    on_select={on_select.clone()} on_toggle={on_toggle.clone()} />
             }
-            skipped = Some(&z.path);
-            continue;
         }
-        *n += 1;
-        visible.push(Ok(z));
-    }
-    let rows = visible.into_iter().map(|entry| {
-        let z = match entry {
-            Ok(z) => z,
-            Err((parent, rest, depth)) => {
+        Err((parent, rest, depth)) => {
             let open_all = {
                 let opened = opened.clone();
                 let parent = parent.clone();
@@ -125,99 +183,14 @@ pub fn znodes(p: &ZnodesProps) -> Html {
                     opened.set(next);
                 })
             };
-                return html! {
-                    <li key={format!("more:{parent}")} class="kz-znode kz-more" role="none" style={format!("--depth: {depth}")}>
-                        <button class="kz-btn kz-btn-small" data-testid="znode-more" onclick={open_all}>
-                            { lang.f("{} more children of {}: show them all", &[&rest, &parent]) }
-                        </button>
-                    </li>
-                };
-            }
-        };
-        let path = z.path.clone();
-        let is_collapsed = collapsed.contains(&z.path);
-        let select = {
-            let selected = selected.clone();
-            let path = path.clone();
-            Callback::from(move |_: MouseEvent| selected.set(Some(path.clone())))
-        };
-        let select_key = {
-            let selected = selected.clone();
-            let path = path.clone();
-            Callback::from(move |e: KeyboardEvent| {
-                if e.key() == "Enter" {
-                    selected.set(Some(path.clone()))
-                }
-            })
-        };
-        let toggle = {
-            let collapsed = collapsed.clone();
-            let path = path.clone();
-            Callback::from(move |e: MouseEvent| {
-                e.stop_propagation();
-                let mut next = (*collapsed).clone();
-                if !next.remove(&path) {
-                    next.insert(path.clone());
-                }
-                collapsed.set(next);
-            })
-        };
-        let deleted = z.change == "deleted";
-        let is_selected = selected.as_deref() == Some(z.path.as_str());
-        let fading = recent.get(&z.path).filter(|_| z.change.is_empty());
-        let class = classes!(
-            "kz-znode",
-            (!z.change.is_empty()).then(|| format!("kz-{}", z.change)),
-            fading.map(|age| format!("kz-recent kz-age-{age}")),
-            is_selected.then_some("kz-selected"),
-            z.ephemeral.then_some("kz-ephemeral")
-        );
-        let indent = format!("--depth: {}", z.depth);
-        let twisty = if z.children > 0 {
             html! {
-                <button class="kz-twisty" aria-label={lang.f(if is_collapsed { "Expand {}" } else { "Collapse {}" }, &[&z.path])}
-                    aria-expanded={(!is_collapsed).to_string()} onclick={toggle}>{ if is_collapsed { "▸" } else { "▾" } }</button>
+                <li key={format!("more:{parent}")} class="kz-znode kz-more" role="none" style={format!("--depth: {depth}")}>
+                    <button class="kz-btn kz-btn-small" data-testid="znode-more" onclick={open_all}>
+                        { lang.f("{} more children of {}: show them all", &[rest, parent]) }
+                    </button>
+                </li>
             }
-        } else {
-            html! { <span class="kz-twisty-space"></span> }
-        };
-        let preview: String = z.data.chars().take(40).collect();
-        let inner = html! {
-            <>
-                { twisty }
-                <span class="kz-zname" translate="no">{ &z.name }</span>
-                if z.ephemeral {
-                    <span class={classes!("kz-badge", "kz-badge-e", z.owner.as_deref().map(format::actor_class))}
-                        title={lang.f("ephemeral, owned by {}", &[&z.owner.clone().unwrap_or_default()])}>{ "E" }</span>
-                }
-                if z.sequential {
-                    <span class="kz-badge kz-badge-s" title={lang.t("sequential")}>{ "S" }</span>
-                }
-                { for z.watchers.iter().map(|w| html! {
-                    <span class={classes!("kz-watch", format::actor_class(&w.owner))} title={lang.f("{} watch by {}", &[&lang.word(w.kind), &w.owner])}>
-                        { icons::eye() }<span class="kz-watch-kind" translate="no">{ &w.kind[..1] }</span>
-                    </span>
-                }) }
-                if !preview.is_empty() {
-                    <span class="kz-zdata" translate="no">{ preview }</span>
-                }
-            </>
-        };
-        let row = if deleted {
-            // Gone this step: shown struck through, without the contract's
-            // `data-znode-path` (the node no longer exists).
-            html! {
-                <li key={format!("deleted:{path}")} class={class} role="treeitem" aria-level={(z.depth + 1).to_string()} style={indent}
-                    data-deleted-path={path.clone()} title={lang.t("deleted this step")}>{ inner }</li>
-            }
-        } else {
-            html! {
-                <li key={path.clone()} class={class} role="treeitem" aria-level={(z.depth + 1).to_string()} aria-selected={is_selected.to_string()}
-                    tabindex="0" style={indent} data-znode-path={path.clone()} data-ephemeral={z.ephemeral.then_some("true")}
-                    onclick={select} onkeydown={select_key}>{ inner }</li>
-            }
-        };
-        row
+        }
     });
     let selected_node = selected.as_ref().and_then(|s| view.znodes.iter().find(|z| &z.path == s && z.change != "deleted"));
     html! {
@@ -237,6 +210,110 @@ pub fn znodes(p: &ZnodesProps) -> Html {
             </div>
             { sessions(view, p.lang) }
         </section>
+    }
+}
+
+/// One znode's row. Equal when the znode and how it is shown are, so a
+/// step redraws only the rows it changed.
+#[derive(Properties)]
+struct ZnodeRowProps {
+    znodes: Arc<Vec<ZnodeView>>,
+    index: usize,
+    collapsed: bool,
+    selected: bool,
+    /// Written this many steps ago (the fading highlight).
+    age: Option<usize>,
+    lang: Lang,
+    on_select: Callback<String>,
+    on_toggle: Callback<String>,
+}
+
+impl PartialEq for ZnodeRowProps {
+    fn eq(&self, o: &ZnodeRowProps) -> bool {
+        (self.collapsed, self.selected, self.age, self.lang) == (o.collapsed, o.selected, o.age, o.lang)
+            && self.on_select == o.on_select
+            && self.on_toggle == o.on_toggle
+            && (Arc::ptr_eq(&self.znodes, &o.znodes) && self.index == o.index || self.znodes.get(self.index) == o.znodes.get(o.index))
+    }
+}
+
+#[function_component(ZnodeRow)]
+fn znode_row(p: &ZnodeRowProps) -> Html {
+    let Some(z) = p.znodes.get(p.index) else { return Html::default() };
+    let lang = p.lang;
+    let path = z.path.clone();
+    let select = {
+        let (on, path) = (p.on_select.clone(), path.clone());
+        Callback::from(move |_: MouseEvent| on.emit(path.clone()))
+    };
+    let select_key = {
+        let (on, path) = (p.on_select.clone(), path.clone());
+        Callback::from(move |e: KeyboardEvent| {
+            if e.key() == "Enter" {
+                on.emit(path.clone())
+            }
+        })
+    };
+    let toggle = {
+        let (on, path) = (p.on_toggle.clone(), path.clone());
+        Callback::from(move |e: MouseEvent| {
+            e.stop_propagation();
+            on.emit(path.clone());
+        })
+    };
+    let deleted = z.change == "deleted";
+    let fading = p.age.filter(|_| z.change.is_empty());
+    let class = classes!(
+        "kz-znode",
+        (!z.change.is_empty()).then(|| format!("kz-{}", z.change)),
+        fading.map(|age| format!("kz-recent kz-age-{age}")),
+        p.selected.then_some("kz-selected"),
+        z.ephemeral.then_some("kz-ephemeral")
+    );
+    let indent = format!("--depth: {}", z.depth);
+    let twisty = if z.children > 0 {
+        html! {
+            <button class="kz-twisty" aria-label={lang.f(if p.collapsed { "Expand {}" } else { "Collapse {}" }, &[&z.path])}
+                aria-expanded={(!p.collapsed).to_string()} onclick={toggle}>{ if p.collapsed { "▸" } else { "▾" } }</button>
+        }
+    } else {
+        html! { <span class="kz-twisty-space"></span> }
+    };
+    let preview: String = z.data.chars().take(40).collect();
+    let inner = html! {
+        <>
+            { twisty }
+            <span class="kz-zname" translate="no">{ &z.name }</span>
+            if z.ephemeral {
+                <span class={classes!("kz-badge", "kz-badge-e", z.owner.as_deref().map(format::actor_class))}
+                    title={lang.f("ephemeral, owned by {}", &[&z.owner.clone().unwrap_or_default()])}>{ "E" }</span>
+            }
+            if z.sequential {
+                <span class="kz-badge kz-badge-s" title={lang.t("sequential")}>{ "S" }</span>
+            }
+            { for z.watchers.iter().map(|w| html! {
+                <span class={classes!("kz-watch", format::actor_class(&w.owner))} title={lang.f("{} watch by {}", &[&lang.word(w.kind), &w.owner])}>
+                    { icons::eye() }<span class="kz-watch-kind" translate="no">{ &w.kind[..1] }</span>
+                </span>
+            }) }
+            if !preview.is_empty() {
+                <span class="kz-zdata" translate="no">{ preview }</span>
+            }
+        </>
+    };
+    if deleted {
+        // Gone this step: shown struck through, without the contract's
+        // `data-znode-path` (the node no longer exists).
+        html! {
+            <li class={class} role="treeitem" aria-level={(z.depth + 1).to_string()} style={indent}
+                data-deleted-path={path} title={lang.t("deleted this step")}>{ inner }</li>
+        }
+    } else {
+        html! {
+            <li class={class} role="treeitem" aria-level={(z.depth + 1).to_string()} aria-selected={p.selected.to_string()}
+                tabindex="0" style={indent} data-znode-path={path} data-ephemeral={z.ephemeral.then_some("true")}
+                onclick={select} onkeydown={select_key}>{ inner }</li>
+        }
     }
 }
 

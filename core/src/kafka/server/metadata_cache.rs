@@ -16,9 +16,20 @@ pub struct MetadataCache {
     pub live_brokers: BTreeMap<BrokerId, BrokerInfo>,
     /// Shared with the request that brought it (and the other brokers').
     pub partitions: BTreeMap<TopicPartition, Arc<UpdateMetadataPartitionState>>,
+    /// Counts the UpdateMetadata requests applied, so that a picture of the
+    /// cache (the browser's belief tables) can be kept while it stays the
+    /// same. A restarted broker's empty cache carries its count on (see
+    /// [`MetadataCache::cleared`]).
+    pub updates: u64,
 }
 
 impl MetadataCache {
+    /// The empty cache a broker starts again with; its count goes on, so no
+    /// two different caches of one broker share a count.
+    pub fn cleared(&self) -> MetadataCache {
+        MetadataCache { updates: self.updates + 1, ..MetadataCache::default() }
+    }
+
     /// `updateMetadata`: partitions of topics being deleted (leader −2) are
     /// removed; the others replace what was cached.
     pub fn update(
@@ -28,6 +39,7 @@ impl MetadataCache {
         live: &[BrokerInfo],
         partitions: &[Arc<UpdateMetadataPartitionState>],
     ) {
+        self.updates += 1;
         self.controller_id = Some(controller_id);
         self.controller_epoch = controller_epoch;
         self.live_brokers = live.iter().map(|b| (b.id, b.clone())).collect();

@@ -116,7 +116,7 @@ impl Broker {
         self.paused = false;
         self.deferred.clear();
         self.controller = KafkaController::new(self.id, config);
-        self.metadata_cache = MetadataCache::default();
+        self.metadata_cache = self.metadata_cache.cleared();
         // The logs and checkpoint files survive the restart; memory does not.
         let old = std::mem::replace(&mut self.replica_manager, ReplicaManager::new(self.log_dirs, io.now.as_u64()));
         let mut disk = old.disk;

@@ -1,0 +1,75 @@
+//! What one step costs the browser app on a big cluster, natively: the
+//! simulation step, the [`kzsim::view::View`] built after it, and a seek.
+//! The scenario is docs/performance.md's (50 brokers, one topic of P
+//! partitions with RF 3, the controller killed); P is `KZ_BENCH_PARTITIONS`
+//! (default 10,000). Prints medians and p95s; gates nothing. The first
+//! view after each seek finds little to reuse from the view before it.
+//!
+//!   cargo bench -p kzsim --bench view
+
+use kzsim::sandbox::Sandbox;
+use kzsim::view::Window;
+use std::hint::black_box;
+use std::time::Instant;
+
+fn scenario(p: usize) -> String {
+    format!("cluster brokers=50\nstart all\ntopic create big partitions={p} replication-factor=3\nrun 10s\nkill broker 0\nrun 60s\n")
+}
+
+fn quantile(xs: &mut [f64], q: f64) -> f64 {
+    xs.sort_by(f64::total_cmp);
+    xs[((xs.len() as f64 * q) as usize).min(xs.len() - 1)]
+}
+
+fn ms(f: impl FnOnce()) -> f64 {
+    let t = Instant::now();
+    f();
+    t.elapsed().as_secs_f64() * 1e3
+}
+
+fn report(what: &str, xs: &mut [f64]) {
+    println!("{what:<28} p50 {:>8.2} ms   p95 {:>8.2} ms   ({} samples)", quantile(xs, 0.5), quantile(xs, 0.95), xs.len());
+}
+
+fn main() {
+    if std::env::args().any(|a| a == "--list") {
+        return; // `cargo test --benches` asks for the list; nothing to list
+    }
+    let p: usize = std::env::var("KZ_BENCH_PARTITIONS").ok().and_then(|v| v.parse().ok()).unwrap_or(10_000);
+    let mut sandbox = Sandbox::load(&scenario(p)).expect("the bench scenario parses");
+    let run = ms(|| while sandbox.step_forward() {});
+    let total = sandbox.position();
+    println!("{p} partitions: {total} steps, run to the end in {run:.0} ms");
+    // Steps and views from a few places: after the topic, in the failover, at the end.
+    let starts: Vec<u64> = (1..=8).map(|i| total * i / 9).collect();
+    // What the browser's partitions panel asks for: its first page.
+    let page = Window { filter: String::new(), limit: 500 };
+    let (mut steps, mut views, mut full) = (Vec::new(), Vec::new(), Vec::new());
+    for &s in &starts {
+        sandbox.seek(s);
+        for _ in 0..5 {
+            steps.push(ms(|| {
+                black_box(sandbox.step_forward());
+            }));
+            views.push(ms(|| {
+                black_box(sandbox.view_window(&page));
+            }));
+            full.push(ms(|| {
+                black_box(sandbox.view());
+            }));
+        }
+    }
+    report("step (simulation only)", &mut steps);
+    report("view after a step (a page)", &mut views);
+    report("view, every partition", &mut full);
+    let mut seeks = Vec::new();
+    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+    for _ in 0..20 {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        let to = x % total;
+        seeks.push(ms(|| sandbox.seek(to)));
+    }
+    report("seek to a random step", &mut seeks);
+}
