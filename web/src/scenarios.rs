@@ -34,25 +34,27 @@ pub fn tour(name: &str) -> Option<&'static str> {
     TOURS.iter().find(|(n, _)| *n == name).map(|(_, json)| *json)
 }
 
-/// Where the page fetches a built-in's tour from: a relative address, so
-/// that dist/ works from any static file server at any path.
-pub fn tour_url(name: &str) -> String {
-    format!("scenarios/{name}.tour.json")
-}
-
-/// Fetches the tour of a built-in scenario (its JSON text), or says why it
-/// could not (the address and the HTTP status or the browser's message).
+/// Fetches the tour of a built-in scenario (its JSON text) from where Trunk
+/// copies it, or says why it could not.
 #[cfg(target_arch = "wasm32")]
 pub async fn fetch_tour(name: &str) -> Result<String, String> {
+    fetch_text(&format!("scenarios/{name}.tour.json")).await
+}
+
+/// Fetches a text file of the page's own (a relative address, so that dist/
+/// works from any static file server at any path), or says why it could not: the address and the HTTP status or the browser's message.
+/// The data the first render does not need is fetched so, on demand (tours,
+/// the Chinese summary templates).
+#[cfg(target_arch = "wasm32")]
+pub async fn fetch_text(url: &str) -> Result<String, String> {
     use wasm_bindgen::{JsCast, JsValue};
     use wasm_bindgen_futures::JsFuture;
-    let url = tour_url(name);
     let failed = |e: JsValue| {
         let why = e.dyn_ref::<js_sys::Error>().map(|e| String::from(e.message())).or_else(|| e.as_string()).unwrap_or_default();
         format!("{url}: {why}")
     };
     let window = web_sys::window().ok_or_else(|| format!("{url}: no window"))?;
-    let response: web_sys::Response = JsFuture::from(window.fetch_with_str(&url)).await.map_err(failed)?.unchecked_into();
+    let response: web_sys::Response = JsFuture::from(window.fetch_with_str(url)).await.map_err(failed)?.unchecked_into();
     if !response.ok() {
         return Err(format!("{url}: HTTP {}", response.status()));
     }
@@ -103,7 +105,6 @@ mod tests {
             assert!(has_tour(name) && find(name).is_some(), "{name}");
         }
         assert!(!has_tour("no-such-scenario"));
-        assert_eq!(tour_url("zk-basics"), "scenarios/zk-basics.tour.json");
     }
 
     #[test]

@@ -90,6 +90,8 @@ fn highlight_rule(selector: &str) -> String {
 /// the status or the browser's message), or the file is malformed.
 #[derive(Clone, Debug, PartialEq)]
 enum Problem {
+    // Natively the tours are embedded: nothing is fetched.
+    #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
     Fetch(String),
     Malformed(tour::TourError),
 }
