@@ -7,7 +7,9 @@
 //! `<style>` element built from the contract's hooks (`data-znode-path`,
 //! `data-broker-id`, `data-tp`, the explanation), so no panel knows about
 //! tours. Where the learner is in the tour (a [`Walk`]) is this component's
-//! own state; the address can open it (`&tour=1`).
+//! own state; the address can open it (`&tour=1`). The tour's file is fetched
+//! when its scenario opens (after the first render, once a page): until it
+//! is in, there is no card; if it cannot be had, the card says why.
 
 use crate::address::Source;
 use crate::i18n::Lang;
