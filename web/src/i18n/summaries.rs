@@ -162,16 +162,26 @@ fn table() -> Option<&'static Table> {
     TABLE.get()
 }
 
+/// How long a page waits for the templates before it goes on without them
+/// (its summaries English until they are in): a hanging server must not
+/// keep the page blank.
+#[cfg(target_arch = "wasm32")]
+const PATIENCE_MS: u32 = 1_000;
+
+/// Whether a fetch is under way, and what waits for it.
+#[cfg(target_arch = "wasm32")]
+type Wait = (bool, Vec<Box<dyn FnOnce()>>);
+
 #[cfg(target_arch = "wasm32")]
 thread_local! {
-    /// What waits for the fetch under way (none when no fetch is).
-    static WAITING: std::cell::RefCell<Vec<Box<dyn FnOnce()>>> = const { std::cell::RefCell::new(Vec::new()) };
+    static WAIT: std::cell::RefCell<Wait> = const { std::cell::RefCell::new((false, Vec::new())) };
 }
 
 /// Runs `then` once the page can show summaries in `lang`: at once in
 /// English or when the templates are in, otherwise after fetching them (one
-/// fetch however many wait). If the fetch fails, `then` runs all the same
-/// (the summaries stay English) and the page says why above everything.
+/// fetch however many wait), or after [`PATIENCE_MS`] at most. If the fetch
+/// fails, `then` runs all the same (the summaries stay English) and the page
+/// says why above everything.
 pub fn when_ready(lang: super::Lang, then: impl FnOnce() + 'static) {
     if lang == super::Lang::En || table().is_some() {
         then();
@@ -181,24 +191,31 @@ pub fn when_ready(lang: super::Lang, then: impl FnOnce() + 'static) {
     }
 }
 
+/// Runs what waits (when the fetch is done, or patience is out).
+#[cfg(target_arch = "wasm32")]
+fn release() {
+    for then in WAIT.with(|w| std::mem::take(&mut w.borrow_mut().1)) {
+        then();
+    }
+}
+
 /// [`when_ready`]'s wait: queues `then` and fetches unless a fetch is under
 /// way.
 #[cfg(target_arch = "wasm32")]
 fn fetch(lang: super::Lang, then: Box<dyn FnOnce()>) {
-    let first = WAITING.with(|w| {
+    let start = WAIT.with(|w| {
         let mut w = w.borrow_mut();
-        w.push(then);
-        w.len() == 1
+        w.1.push(then);
+        !std::mem::replace(&mut w.0, true)
     });
-    if first {
+    gloo_timers::callback::Timeout::new(PATIENCE_MS, release).forget();
+    if start {
         yew::platform::spawn_local(async move {
-            let fetched = crate::scenarios::fetch_text(URL).await;
-            if let Ok(text) = &fetched {
-                let _ = TABLE.set(read(Box::leak(text.clone().into_boxed_str())).0);
-            }
-            for then in WAITING.with(|w| w.take()) {
-                then();
-            }
+            let fetched = crate::scenarios::fetch_text(URL).await.map(|text| {
+                let _ = TABLE.set(read(Box::leak(text.into_boxed_str())).0);
+            });
+            WAIT.with(|w| w.borrow_mut().0 = false);
+            release();
             // After the waiting ones ran: the app mounts by emptying <body>.
             if let Err(e) = fetched {
                 notice(lang, &e);
