@@ -18,7 +18,6 @@ use crate::state::{Action, Snap};
 use crate::tour::{self, Tour, Walk};
 use gloo_timers::callback::Timeout;
 use std::cell::RefCell;
-use std::collections::BTreeMap;
 use std::rc::Rc;
 use yew::prelude::*;
 
@@ -102,14 +101,15 @@ enum Problem {
 type Loaded = Result<Rc<Tour>, Problem>;
 
 thread_local! {
-    /// The tours fetched so far, by scenario: each is fetched once a page.
-    static FETCHED: RefCell<BTreeMap<String, Rc<Tour>>> = const { RefCell::new(BTreeMap::new()) };
+    /// The tours fetched so far (scenario, tour): each is fetched once a page.
+    /// (A few entries: a list, not one more map type in the download.)
+    static FETCHED: RefCell<Vec<(String, Rc<Tour>)>> = const { RefCell::new(Vec::new()) };
 }
 
 /// The tour of `name` when the card can have it at once: fetched before, or
 /// (natively, for the tests) embedded.
 fn known(name: &str) -> Option<Loaded> {
-    if let Some(tour) = FETCHED.with(|f| f.borrow().get(name).cloned()) {
+    if let Some(tour) = FETCHED.with(|f| f.borrow().iter().find(|(n, _)| n == name).map(|(_, t)| t.clone())) {
         return Some(Ok(tour));
     }
     #[cfg(not(target_arch = "wasm32"))]
@@ -129,7 +129,7 @@ fn fetch(name: String, done: impl FnOnce(String, Loaded) + 'static) {
             Err(e) => Err(Problem::Fetch(e)),
         };
         if let Ok(tour) = &loaded {
-            FETCHED.with(|f| f.borrow_mut().insert(name.clone(), tour.clone()));
+            FETCHED.with(|f| f.borrow_mut().push((name.clone(), tour.clone())));
         }
         done(name, loaded);
     });
