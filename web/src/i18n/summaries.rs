@@ -16,7 +16,6 @@
 //! the native test (`every_summary_of_every_scenario_has_a_chinese_rendering`)
 //! fails, naming it.
 
-use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
 /// One piece of a rendering: text in the page's language, or text carried
@@ -125,8 +124,10 @@ fn compile(en: &'static str, zh: &'static str) -> Result<Template, String> {
     Ok(Template { en: en_toks, zh: pieces })
 }
 
-/// The templates by kind ("" holds the fragments any kind may use).
-type Table = BTreeMap<&'static str, Vec<Template>>;
+/// The templates in the file's order, each with its kind ("" for the
+/// fragments any kind may use). (A list, not one more map type in the
+/// download: a kind's templates are found by a scan of 200 entries.)
+type Table = Vec<(&'static str, Template)>;
 
 /// Where the page fetches the templates from (relative: dist/ works at any
 /// path).
@@ -145,7 +146,7 @@ fn read(text: &'static str) -> (Table, Vec<String>) {
         let cols: Vec<&'static str> = line.split('\t').collect();
         match cols[..] {
             [kind, en, zh] => match compile(en, zh) {
-                Ok(template) => map.entry(kind).or_default().push(template),
+                Ok(template) => map.push((kind, template)),
                 Err(e) => wrong.push(format!("line {}: {e}", n + 1)),
             },
             _ => wrong.push(format!("line {}: {} columns, not 3", n + 1, cols.len())),
@@ -286,8 +287,10 @@ fn translate(kind: &str, s: &str, out: &mut Vec<Piece>, depth: usize) -> bool {
         return false;
     }
     let Some(table) = table() else { return false };
-    let lists = [table.get(kind), if kind.is_empty() { None } else { table.get("") }];
-    for template in lists.into_iter().flatten().flatten() {
+    // The kind's own templates, then (for a kind) the shared fragments.
+    let shared = (!kind.is_empty()).then_some("");
+    let of_kind = table.iter().filter(|(k, _)| *k == kind);
+    for (_, template) in of_kind.chain(table.iter().filter(|(k, _)| Some(*k) == shared)) {
         let mut caps = Vec::new();
         if !matches(&template.en, s, &mut caps) {
             continue;
@@ -429,9 +432,9 @@ mod tests {
     fn every_line_of_the_file_is_a_template_and_wrong_lines_are_errors() {
         let (table, wrong) = read(include_str!("../../../static/summaries.zh.tsv"));
         assert!(wrong.is_empty(), "{wrong:?}");
-        assert!(table.values().map(Vec::len).sum::<usize>() > 150);
+        assert!(table.len() > 150);
         let (table, wrong) = read("# a comment\n\nbroker\tbroker {id!} up\tbroker {id} 启动\nbroker\t{a} x\t{b} y\nbroker\tno tabs here\n");
-        assert_eq!(table["broker"].len(), 1);
+        assert_eq!(table.iter().filter(|(k, _)| *k == "broker").count(), 1);
         assert_eq!(wrong.len(), 2, "{wrong:?}");
         assert!(wrong[0].starts_with("line 4: hole {b}"), "{wrong:?}");
         assert!(wrong[1].starts_with("line 5: 2 columns"), "{wrong:?}");
