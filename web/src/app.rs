@@ -155,7 +155,8 @@ pub fn app() -> Html {
         Callback::from(move |e: MouseEvent| {
             if !(e.ctrl_key() || e.meta_key() || e.shift_key() || e.button() != 0) {
                 e.prevent_default();
-                on.emit(Action::SetLang(other));
+                let on = on.clone();
+                crate::i18n::summaries::when_ready(other, move || on.emit(Action::SetLang(other)));
             }
         })
     };

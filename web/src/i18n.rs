@@ -377,6 +377,7 @@ const TABLE: &[(&str, &str)] = &[
     ("The steps so far as JSON lines (the --trace schema); opening the file again returns here.", "到目前为止的步骤，每行一个 JSON（即 --trace 的格式）；再次打开这个文件会回到这里。"),
     // Guided tours.
     ("Guided tour", "导览"),
+    ("The guided tour could not be loaded", "导览无法加载"),
     ("Start the tour", "开始导览"),
     ("Exit tour", "退出导览"),
     ("Back to the tour", "回到导览"),

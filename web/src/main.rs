@@ -22,5 +22,11 @@ mod tour;
 
 fn main() {
     panic::install_hook();
-    yew::Renderer::<app::App>::new().render();
+    // A page that opens in Chinese fetches the summary templates first (one
+    // small file, kept out of the download: docs/performance.md); in English
+    // it renders at once. The language is the one `AppState` will take.
+    let lang = dom::address().lang.unwrap_or_else(i18n::Lang::preferred);
+    i18n::summaries::when_ready(lang, || {
+        yew::Renderer::<app::App>::new().render();
+    });
 }

@@ -1,7 +1,9 @@
-//! The built-in scenarios: every `static/scenarios/*.kzs`, and the guided
-//! tour kept beside one (`NAME.tour.json`, docs/tours.md), embedded at build
-//! time by `build.rs` (no fetch at run time; Trunk also copies the files to
-//! `dist/scenarios/` for people who want to read them).
+//! The built-in scenarios: every `static/scenarios/*.kzs`, embedded at build
+//! time by `build.rs` (no fetch at run time), and the guided tour kept beside
+//! one (`NAME.tour.json`, docs/tours.md), which the page fetches from
+//! `dist/scenarios/` (Trunk copies the folder there) when its scenario opens:
+//! the tours stay out of the first download (docs/performance.md, Download).
+//! Native builds (the tests) embed the tours instead.
 
 include!(concat!(env!("OUT_DIR"), "/scenarios.rs"));
 
@@ -9,10 +11,11 @@ include!(concat!(env!("OUT_DIR"), "/scenarios.rs"));
 /// file follows, by name.
 const ORDER: &[&str] = &["controller-failover", "zk-basics", "broker-bounce", "isr-shrink", "config-change", "log-dir-failure"];
 
-/// The built-ins, in picker order: (name, text).
+/// The built-ins, in picker order: (name, text). (`FILES` is sorted by
+/// name already: no sort, one fewer in the download.)
 pub fn built_ins() -> Vec<(&'static str, &'static str)> {
-    let mut all: Vec<_> = FILES.to_vec();
-    all.sort_by_key(|(name, _)| (ORDER.iter().position(|o| o == name).unwrap_or(ORDER.len()), *name));
+    let mut all: Vec<_> = ORDER.iter().filter_map(|o| FILES.iter().find(|(n, _)| n == o).copied()).collect();
+    all.extend(FILES.iter().filter(|(n, _)| !ORDER.contains(n)).copied());
     all
 }
 
@@ -20,9 +23,44 @@ pub fn find(name: &str) -> Option<&'static str> {
     FILES.iter().find(|(n, _)| *n == name).map(|(_, text)| *text)
 }
 
-/// The tour of a built-in scenario (its JSON text), when it has one.
+/// Whether a built-in scenario has a tour beside it.
+pub fn has_tour(name: &str) -> bool {
+    TOUR_NAMES.contains(&name)
+}
+
+/// The tour of a built-in scenario (its JSON text), when it has one; native
+/// builds only (the page fetches it: [`fetch_tour`]).
+#[cfg(not(target_arch = "wasm32"))]
 pub fn tour(name: &str) -> Option<&'static str> {
     TOURS.iter().find(|(n, _)| *n == name).map(|(_, json)| *json)
+}
+
+/// Fetches the tour of a built-in scenario (its JSON text) from where Trunk
+/// copies it, or says why it could not.
+#[cfg(target_arch = "wasm32")]
+pub async fn fetch_tour(name: &str) -> Result<String, String> {
+    fetch_text(&format!("scenarios/{name}.tour.json")).await
+}
+
+/// Fetches a text file of the page's own (a relative address, so that dist/
+/// works from any static file server at any path), or says why it could not: the address and the HTTP status or the browser's message.
+/// The data the first render does not need is fetched so, on demand (tours,
+/// the Chinese summary templates).
+#[cfg(target_arch = "wasm32")]
+pub async fn fetch_text(url: &str) -> Result<String, String> {
+    use wasm_bindgen::{JsCast, JsValue};
+    use wasm_bindgen_futures::JsFuture;
+    let failed = |e: JsValue| {
+        let why = e.dyn_ref::<js_sys::Error>().map(|e| String::from(e.message())).or_else(|| e.as_string()).unwrap_or_default();
+        format!("{url}: {why}")
+    };
+    let window = web_sys::window().ok_or_else(|| format!("{url}: no window"))?;
+    let response: web_sys::Response = JsFuture::from(window.fetch_with_str(url)).await.map_err(failed)?.unchecked_into();
+    if !response.ok() {
+        return Err(format!("{url}: HTTP {}", response.status()));
+    }
+    let text = JsFuture::from(response.text().map_err(failed)?).await.map_err(failed)?;
+    text.as_string().ok_or_else(|| format!("{url}: not text"))
 }
 
 /// Every embedded tour: (scenario name, JSON text).
@@ -62,12 +100,22 @@ mod tests {
     use kzsim::sandbox::Sandbox;
 
     #[test]
+    fn every_tour_belongs_to_a_built_in_and_is_named() {
+        assert_eq!(TOUR_NAMES.len(), TOURS.len());
+        for (name, _) in TOURS {
+            assert!(has_tour(name) && find(name).is_some(), "{name}");
+        }
+        assert!(!has_tour("no-such-scenario"));
+    }
+
+    #[test]
     fn zk_basics_is_built_in_and_a_default_exists() {
         assert!(find("zk-basics").is_some());
         assert!(find(default_name()).is_some());
         assert!(find("no-such-scenario").is_none());
         let names: Vec<_> = built_ins().into_iter().map(|(n, _)| n).collect();
         assert_eq!(names.len(), FILES.len());
+        assert_eq!(names[..ORDER.len()], *ORDER);
     }
 
     #[test]

@@ -7,7 +7,9 @@
 //! `<style>` element built from the contract's hooks (`data-znode-path`,
 //! `data-broker-id`, `data-tp`, the explanation), so no panel knows about
 //! tours. Where the learner is in the tour (a [`Walk`]) is this component's
-//! own state; the address can open it (`&tour=1`).
+//! own state; the address can open it (`&tour=1`). The tour's file is fetched
+//! when its scenario opens (after the first render, once a page): until it
+//! is in, there is no card; if it cannot be had, the card says why.
 
 use crate::address::Source;
 use crate::i18n::Lang;
@@ -15,7 +17,7 @@ use crate::scenarios;
 use crate::state::{Action, Snap};
 use crate::tour::{self, Tour, Walk};
 use gloo_timers::callback::Timeout;
-use std::cell::Cell;
+use std::cell::RefCell;
 use std::rc::Rc;
 use yew::prelude::*;
 
@@ -85,14 +87,65 @@ fn highlight_rule(selector: &str) -> String {
     format!("{selector} {{ outline: 3px solid var(--kz-tour-ring); outline-offset: -3px; background-color: var(--kz-tour-glow); }}")
 }
 
+/// Why a built-in's tour is not there: the fetch failed (the address and
+/// the status or the browser's message), or the file is malformed.
+#[derive(Clone, Debug, PartialEq)]
+enum Problem {
+    // Natively the tours are embedded: nothing is fetched.
+    #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+    Fetch(String),
+    Malformed(tour::TourError),
+}
+
+/// A built-in's tour as the card has it.
+type Loaded = Result<Rc<Tour>, Problem>;
+
+thread_local! {
+    /// The tours fetched so far (scenario, tour): each is fetched once a page.
+    /// (A few entries: a list, not one more map type in the download.)
+    static FETCHED: RefCell<Vec<(String, Rc<Tour>)>> = const { RefCell::new(Vec::new()) };
+}
+
+/// The tour of `name` when the card can have it at once: fetched before, or
+/// (natively, for the tests) embedded.
+fn known(name: &str) -> Option<Loaded> {
+    if let Some(tour) = FETCHED.with(|f| f.borrow().iter().find(|(n, _)| n == name).map(|(_, t)| t.clone())) {
+        return Some(Ok(tour));
+    }
+    #[cfg(not(target_arch = "wasm32"))]
+    if let Some(json) = scenarios::tour(name) {
+        return Some(tour::parse(json).map(Rc::new).map_err(Problem::Malformed));
+    }
+    None
+}
+
+/// Fetches the tour of `name` (off the first render: the page is already
+/// interactive) and hands it, or what went wrong, to `done`.
+#[cfg(target_arch = "wasm32")]
+fn fetch(name: String, done: impl FnOnce(String, Loaded) + 'static) {
+    yew::platform::spawn_local(async move {
+        let loaded = match scenarios::fetch_tour(&name).await {
+            Ok(json) => tour::parse(&json).map(Rc::new).map_err(Problem::Malformed),
+            Err(e) => Err(Problem::Fetch(e)),
+        };
+        if let Ok(tour) = &loaded {
+            FETCHED.with(|f| f.borrow_mut().push((name.clone(), tour.clone())));
+        }
+        done(name, loaded);
+    });
+}
+
 #[function_component(TourCard)]
 pub fn tour_card(p: &TourProps) -> Html {
-    let parsed: Rc<Option<Result<Rc<Tour>, tour::TourError>>> =
-        use_memo(p.name.clone(), |name| name.as_deref().and_then(scenarios::tour).map(|json| tour::parse(json).map(Rc::new)));
-    let tour: Option<Rc<Tour>> = parsed.as_ref().as_ref().and_then(|r| r.as_ref().ok()).cloned();
+    // (scenario, its tour): set when a fetch comes back, so only the current
+    // scenario's counts.
+    let loaded = use_state(|| p.name.as_deref().filter(|n| scenarios::has_tour(n)).and_then(|n| Some((n.to_string(), known(n)?))));
+    let current: Option<Loaded> = loaded.as_ref().filter(|(n, _)| Some(n) == p.name.as_ref()).map(|(_, l)| l.clone());
+    let tour: Option<Rc<Tour>> = current.as_ref().and_then(|r| r.as_ref().ok()).cloned();
     let walk = use_state(|| None::<Walk>);
-    // `&tour=1` opens the tour once, for the scenario the page opened with.
-    let asked = use_memo((), |_| Cell::new(address_asks()));
+    // `&tour=1` opens the tour once, for the scenario the page opened with,
+    // as soon as its tour is in.
+    let asked = use_memo((), |_| RefCell::new(if address_asks() { p.name.clone() } else { None }));
     let view = &p.snap.view;
     let injected = !p.snap.sandbox.borrow().timeline().injections().is_empty();
 
@@ -118,14 +171,33 @@ pub fn tour_card(p: &TourProps) -> Html {
         }
     };
 
-    // A new scenario closes the tour (or opens it, when the address asked).
+    // A new scenario closes the tour and brings its own, fetched when the
+    // page has not had it yet.
     {
-        let (walk, asked, start) = (walk.clone(), asked.clone(), start.clone());
-        use_effect_with(p.name.clone(), move |_| {
-            if asked.replace(false) {
+        let (walk, asked, loaded) = (walk.clone(), asked.clone(), loaded.clone());
+        use_effect_with(p.name.clone(), move |name| {
+            walk.set(None);
+            if asked.borrow().as_ref() != name.as_ref() {
+                asked.take();
+            }
+            if let Some(name) = name.clone().filter(|n| scenarios::has_tour(n)) {
+                match known(&name) {
+                    Some(tour) => loaded.set(Some((name, tour))),
+                    #[cfg(target_arch = "wasm32")]
+                    None => fetch(name, move |name, tour| loaded.set(Some((name, tour)))),
+                    #[cfg(not(target_arch = "wasm32"))]
+                    None => {}
+                }
+            }
+        });
+    }
+    // The tour is in: open it, when the address asked.
+    {
+        let (asked, start) = (asked.clone(), start.clone());
+        use_effect_with((p.name.clone(), tour.is_some()), move |(name, ready)| {
+            if *ready && name.is_some() && asked.borrow().as_ref() == name.as_ref() {
+                asked.take();
                 start(injected);
-            } else {
-                walk.set(None);
             }
         });
     }
@@ -167,9 +239,14 @@ pub fn tour_card(p: &TourProps) -> Html {
     }
 
     let t = |s| p.lang.t(s);
-    if let Some(Err(e)) = parsed.as_ref() {
-        // A malformed built-in tour is a bug the unit tests catch; say so rather than panic.
-        return html! { <p class="kz-error kz-noembed" data-testid="tour-error" role="alert">{ format!("{}: {e}", t("Guided tour")) }</p> };
+    if let Some(Err(problem)) = &current {
+        // A malformed built-in tour is a bug the unit tests catch, a failed
+        // fetch a server's; either way the card says so rather than panic.
+        let message = match problem {
+            Problem::Malformed(e) => format!("{}: {e}", t("Guided tour")),
+            Problem::Fetch(e) => format!("{}: {e}", t("The guided tour could not be loaded")),
+        };
+        return html! { <p class="kz-error kz-noembed" data-testid="tour-error" role="alert">{ message }</p> };
     }
     let Some(tour) = tour else { return Html::default() };
     let title = tour.title.get(p.lang);
