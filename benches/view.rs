@@ -62,7 +62,7 @@ fn main() {
     report("step (simulation only)", &mut steps);
     report("view after a step (a page)", &mut views);
     report("view, every partition", &mut full);
-    let mut seeks = Vec::new();
+    let (mut seeks, mut after) = (Vec::new(), Vec::new());
     let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
     for _ in 0..20 {
         x ^= x << 13;
@@ -70,6 +70,10 @@ fn main() {
         x ^= x << 17;
         let to = x % total;
         seeks.push(ms(|| sandbox.seek(to)));
+        after.push(ms(|| {
+            black_box(sandbox.view_window(&page));
+        }));
     }
     report("seek to a random step", &mut seeks);
+    report("view after the seek", &mut after);
 }

@@ -161,6 +161,10 @@ pub struct PartitionView {
 pub struct ViewCache {
     /// The partitions in ZooKeeper, decoded, as of a last zxid.
     zookeeper: Option<(i64, Arc<InZookeeper>)>,
+    /// Counts the changes of what ZooKeeper holds about partitions: two
+    /// zxids far apart often hold the same (a seek across the steady fetch
+    /// rounds writes none), and the brokers' differences from it stand.
+    truth: u64,
     /// Decoded partition state znodes by path: (mzxid, state).
     states: BTreeMap<String, (i64, Option<LeaderIsrAndControllerEpoch>)>,
     /// Decoded topic znodes (the replica assignment) by path: (mzxid,
@@ -168,12 +172,13 @@ pub struct ViewCache {
     topics: BTreeMap<String, (i64, Arc<Assignment>)>,
     /// The znode rows, as of (last zxid, the step's previous zxid, watches revision).
     znodes: Option<(ZnodesKey, Arc<Vec<ZnodeView>>)>,
-    /// Per broker: (last zxid, cache updates) → the differences and the count agreeing.
+    /// Per broker: (partitions revision, cache updates) → the differences and the count agreeing.
     metadata: BTreeMap<i32, (MetadataKey, Arc<Differences>, usize)>,
 }
 
-/// (last zxid, the broker's count of metadata cache updates).
-type MetadataKey = (i64, u64);
+/// (the revision of ZooKeeper's partitions, the broker's count of metadata
+/// cache updates).
+type MetadataKey = (u64, u64);
 
 /// (last zxid, the step's previous zxid, watches revision).
 type ZnodesKey = (i64, i64, u64);
@@ -252,7 +257,14 @@ impl ViewCache {
         match &self.zookeeper {
             Some((at, decoded)) if *at == zxid => decoded.clone(),
             _ => {
-                let decoded = Arc::new(self.decode_partitions(sim));
+                let fresh = self.decode_partitions(sim);
+                let decoded = match self.zookeeper.take() {
+                    Some((_, same)) if *same == fresh => same,
+                    _ => {
+                        self.truth += 1;
+                        Arc::new(fresh)
+                    }
+                };
                 self.zookeeper = Some((zxid, decoded.clone()));
                 decoded
             }
@@ -309,7 +321,7 @@ impl ViewCache {
         broker: &crate::kafka::server::Broker,
         in_zookeeper: &InZookeeper,
     ) -> (Arc<Differences>, usize) {
-        let key = (sim.zk().last_zxid(), broker.metadata_cache.updates);
+        let key = (self.truth, broker.metadata_cache.updates);
         match self.metadata.get(&broker.id) {
             Some((at, differences, agreeing)) if *at == key => (differences.clone(), *agreeing),
             _ => {
