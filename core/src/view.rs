@@ -315,12 +315,7 @@ impl ViewCache {
         }
     }
 
-    fn metadata_differences(
-        &mut self,
-        sim: &Sim,
-        broker: &crate::kafka::server::Broker,
-        in_zookeeper: &InZookeeper,
-    ) -> (Arc<Differences>, usize) {
+    fn metadata_differences(&mut self, broker: &crate::kafka::server::Broker, in_zookeeper: &InZookeeper) -> (Arc<Differences>, usize) {
         let key = (self.truth, broker.metadata_cache.updates);
         match self.metadata.get(&broker.id) {
             Some((at, differences, agreeing)) if *at == key => (differences.clone(), *agreeing),
@@ -479,7 +474,7 @@ fn brokers(sim: &Sim, in_zookeeper: &InZookeeper, cache: &mut ViewCache) -> Vec<
         .map(|b| {
             let active = b.is_alive() && b.controller.is_active();
             let session = b.zkc.session.filter(|_| b.is_alive());
-            let differences = cache.metadata_differences(sim, b, in_zookeeper);
+            let differences = cache.metadata_differences(b, in_zookeeper);
             BrokerView {
                 id: b.id,
                 state: b.state_name(),
