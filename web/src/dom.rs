@@ -278,6 +278,48 @@ pub fn scroll_to_bottom(element: &web_sys::Element) {
     element.set_scroll_top(element.scroll_height());
 }
 
+/// Keeps one entry of a scrolled list in the list's view: when the browser
+/// reports (after its own layout) that the entry is not wholly in view, the
+/// list scrolls it to a third of its height. Asking where the entry was at
+/// every step made the browser lay the page out again at once, twice per
+/// step on a big cluster (issue 9).
+pub struct KeepInView {
+    observer: web_sys::IntersectionObserver,
+    _seen: Closure<dyn FnMut(js_sys::Array)>,
+}
+
+impl KeepInView {
+    /// `None` where the browser has no IntersectionObserver.
+    pub fn new(list: &web_sys::Element) -> Option<KeepInView> {
+        let root = list.clone();
+        let seen = Closure::wrap(Box::new(move |entries: js_sys::Array| {
+            let entries = entries.iter().filter_map(|e| e.dyn_into::<web_sys::IntersectionObserverEntry>().ok());
+            for entry in entries.filter(|e| e.intersection_ratio() < 1.0) {
+                let top = entry.target().get_bounding_client_rect().top() - root.get_bounding_client_rect().top();
+                let target = f64::from(root.scroll_top()) + top - f64::from(root.client_height()) / 3.0;
+                root.set_scroll_top(target.max(0.0) as i32);
+            }
+        }) as Box<dyn FnMut(js_sys::Array)>);
+        let options = web_sys::IntersectionObserverInit::new();
+        options.set_root(Some(list));
+        options.set_threshold(&wasm_bindgen::JsValue::from_f64(1.0));
+        let observer = web_sys::IntersectionObserver::new_with_options(seen.as_ref().unchecked_ref(), &options).ok()?;
+        Some(KeepInView { observer, _seen: seen })
+    }
+
+    /// Keeps `entry` in view from now on (and no other).
+    pub fn follow(&self, entry: &web_sys::Element) {
+        self.observer.disconnect();
+        self.observer.observe(entry);
+    }
+}
+
+impl Drop for KeepInView {
+    fn drop(&mut self) {
+        self.observer.disconnect();
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

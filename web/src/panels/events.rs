@@ -122,22 +122,22 @@ pub fn event_log(p: &EventsProps) -> Html {
     let trace = sandbox.trace();
     let position = sandbox.position() as usize;
     {
+        // The list follows the current entry, scrolling only when it leaves
+        // the view: a scroll makes the browser repaint and hit-test the whole
+        // list, which at every step of a long run cost more than the rest of
+        // the page (issue 9).
         let list_ref = list_ref.clone();
+        let follower = use_mut_ref(|| None::<crate::dom::KeepInView>);
         use_effect_with(p.snap.version, move |_| {
             if let Some(list) = list_ref.cast::<web_sys::Element>() {
-                if let Some(current) = list.query_selector(".kz-event-current").ok().flatten() {
-                    // Scrolled only when the current entry nears an edge:
-                    // a scroll makes the browser repaint and hit-test the
-                    // whole list, which at every step of a long run cost
-                    // more than the rest of the page (issue 9).
-                    let top = current.get_bounding_client_rect().top() - list.get_bounding_client_rect().top();
-                    let height = f64::from(list.client_height());
-                    if !(height * 0.1..=height * 0.9).contains(&top) {
-                        let target = list.scroll_top() as f64 + top - height * 0.3;
-                        list.set_scroll_top(target.max(0.0) as i32);
-                    }
-                } else {
-                    crate::dom::scroll_to_bottom(&list);
+                let mut follower = follower.borrow_mut();
+                if follower.is_none() {
+                    *follower = crate::dom::KeepInView::new(&list);
+                }
+                match (list.query_selector(".kz-event-current").ok().flatten(), &*follower) {
+                    (Some(current), Some(follower)) => follower.follow(&current),
+                    (Some(current), None) => current.scroll_into_view(),
+                    (None, _) => crate::dom::scroll_to_bottom(&list),
                 }
             }
         });
