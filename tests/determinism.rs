@@ -127,3 +127,37 @@ fn an_action_after_the_end_lets_the_cluster_play_on() {
     assert!(v.time_ms >= t0 + 60_000, "time went on: {} → {}", t0, v.time_ms);
     assert_ne!(v.controller, Some(0), "the session expired and another broker took over");
 }
+
+/// The view cache lends a view only what cannot have changed: wherever the
+/// timeline goes (forward, back, far seeks, a branch after an action), the
+/// sandbox's cached view is the view built afresh, window or not.
+#[test]
+fn a_cached_view_is_the_view_built_afresh() {
+    use kzsim::sandbox::Sandbox;
+    use kzsim::view::{view, Window};
+    let text = include_str!("../static/scenarios/controller-failover.kzs");
+    let mut sandbox = Sandbox::load(text).unwrap();
+    let mut rng = Rng::seeded(11);
+    let page = Window { filter: "-1".into(), limit: 3 };
+    for round in 0..120 {
+        match rng.index(6) {
+            _ if round % 40 == 7 => sandbox.act(["kill broker 1", "start broker 1", "kill broker 2"][round / 40]).unwrap(),
+            0 => sandbox.seek(rng.range_inclusive(0, 600)),
+            1 => sandbox.step_back(),
+            _ => {
+                sandbox.run_for(rng.range_inclusive(1, 20));
+            }
+        }
+        let fresh = view(sandbox.timeline());
+        assert_eq!(sandbox.view(), fresh, "round {round}, step {}", sandbox.position());
+        let windowed = sandbox.view_window(&page);
+        let wanted: Vec<_> = fresh.partitions.iter().filter(|p| p.tp.contains("-1")).take(3).cloned().collect();
+        assert_eq!(
+            (windowed.partitions, windowed.partition_matches),
+            (wanted, fresh.partitions.iter().filter(|p| p.tp.contains("-1")).count())
+        );
+        assert_eq!(windowed.znodes, fresh.znodes);
+        assert_eq!(windowed.brokers, fresh.brokers);
+        assert_eq!(windowed.belief_partitions, fresh.belief_partitions);
+    }
+}
