@@ -39,7 +39,7 @@ fn main() {
     let mut sandbox = Sandbox::load(&scenario(p)).expect("the bench scenario parses");
     let run = ms(|| while sandbox.step_forward() {});
     let total = sandbox.position();
-    println!("{p} partitions: {total} steps, run to the end in {run:.0} ms");
+    println!("{p} partitions: {total} steps, run to the end in {run:.0} ms, {} keyframes", sandbox.timeline().keyframe_count());
     // Steps and views from a few places: after the topic, in the failover, at the end.
     let starts: Vec<u64> = (1..=8).map(|i| total * i / 9).collect();
     // What the browser's partitions panel asks for: its first page.

@@ -21,9 +21,14 @@ const MIN_KEYFRAMES: usize = 12;
 const KEYFRAME_BUDGET: usize = 2_000_000;
 const FIRST_INTERVAL: u64 = 32;
 
-/// How heavy one snapshot of the simulation is, roughly: the znodes, once
+/// How heavy one snapshot of the simulation is, at most: the znodes, once
 /// in ZooKeeper and once more per broker (each broker caches about as many
-/// partition entries as ZooKeeper holds partition znodes).
+/// partition entries as ZooKeeper holds partition znodes). ZooKeeper's tree
+/// and the metadata caches are shared with the snapshot before until they
+/// are written (copy on write), so a snapshot taken while the cluster is
+/// quiet weighs less; counting it whole keeps the keyframes few, which is
+/// what kept "run to the end" fast when the sharing was counted instead
+/// (twice as many keyframes, each making the next write copy its maps).
 fn weight(runner: &Runner) -> usize {
     let sim = runner.sim();
     sim.zk().tree().len() * (1 + sim.brokers().len())

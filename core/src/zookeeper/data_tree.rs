@@ -9,6 +9,7 @@ use super::stat::{SessionId, Stat, Zxid};
 use std::collections::btree_map::Entry;
 use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Bound;
+use std::sync::Arc;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ZNode {
@@ -84,7 +85,10 @@ pub const SYSTEM_NODES: [&str; 3] = ["/zookeeper", "/zookeeper/config", "/zookee
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DataTree {
-    nodes: BTreeMap<String, ZNode>,
+    /// Shared with the timeline's snapshots of the tree until the next write
+    /// (copy on write): a snapshot of a big cluster then costs little to
+    /// take and to keep while its ZooKeeper is quiet (issue 9).
+    nodes: Arc<BTreeMap<String, ZNode>>,
     ephemerals: BTreeMap<SessionId, BTreeSet<String>>,
 }
 
@@ -107,7 +111,7 @@ impl DataTree {
         nodes.insert("/zookeeper".to_string(), zk);
         nodes.insert("/zookeeper/config".to_string(), ZNode::new(Vec::new(), Stat { aversion: -1, ..Stat::default() }));
         nodes.insert("/zookeeper/quota".to_string(), ZNode::new(Vec::new(), Stat::default()));
-        DataTree { nodes, ephemerals: BTreeMap::new() }
+        DataTree { nodes: Arc::new(nodes), ephemerals: BTreeMap::new() }
     }
 
     pub fn get(&self, path: &str) -> Option<&ZNode> {
@@ -179,7 +183,7 @@ impl DataTree {
         // Two descents when it succeeds: the parent's, updated at once, and
         // the new node's; the parent is put back if the node exists.
         let parent_path = path::parent(path);
-        let parent = self.nodes.get_mut(parent_path).ok_or(KeeperError::NoNode)?;
+        let parent = Arc::make_mut(&mut self.nodes).get_mut(parent_path).ok_or(KeeperError::NoNode)?;
         let full = if mode.sequential { format!("{path}{:010}", parent.child_creations) } else { path.to_string() };
         // An ephemeral parent has no children, so NodeExists (checked
         // first by the server) cannot apply to it.
@@ -202,9 +206,9 @@ impl DataTree {
             data_length: data.len() as i32,
             ..Stat::default()
         };
-        match self.nodes.entry(full) {
+        match Arc::make_mut(&mut self.nodes).entry(full) {
             Entry::Occupied(_) => {
-                let parent = self.nodes.get_mut(parent_path).expect("found above");
+                let parent = Arc::make_mut(&mut self.nodes).get_mut(parent_path).expect("found above");
                 parent.stat = parent_stat;
                 parent.child_creations = parent_creations;
                 Err(KeeperError::NodeExists)
@@ -236,7 +240,7 @@ impl DataTree {
         if node.stat.num_children != 0 {
             return Err(KeeperError::NotEmpty);
         }
-        let node = self.nodes.remove(path).expect("checked above");
+        let node = Arc::make_mut(&mut self.nodes).remove(path).expect("checked above");
         if node.is_ephemeral() {
             if let Some(set) = self.ephemerals.get_mut(&node.stat.ephemeral_owner) {
                 set.remove(path);
@@ -245,7 +249,7 @@ impl DataTree {
                 }
             }
         }
-        let parent = self.nodes.get_mut(parent_path).expect("checked above");
+        let parent = Arc::make_mut(&mut self.nodes).get_mut(parent_path).expect("checked above");
         let parent_stat = parent.stat;
         txn.keep_undo(|| Undo::Deleted { path: path.to_string(), node, parent_stat });
         parent.stat.cversion += 1;
@@ -260,7 +264,7 @@ impl DataTree {
         if path == "/zookeeper/config" {
             return Err(KeeperError::NoAuth);
         }
-        let node = self.nodes.get_mut(path).ok_or(KeeperError::NoNode)?;
+        let node = Arc::make_mut(&mut self.nodes).get_mut(path).ok_or(KeeperError::NoNode)?;
         Self::check_version(node, version)?;
         let old = std::mem::replace(&mut node.data, data);
         let stat = node.stat;
@@ -284,7 +288,7 @@ impl DataTree {
         for u in undo.into_iter().rev() {
             match u {
                 Undo::Created { path, parent_stat, parent_creations } => {
-                    if let Some(node) = self.nodes.remove(&path) {
+                    if let Some(node) = Arc::make_mut(&mut self.nodes).remove(&path) {
                         if node.is_ephemeral() {
                             if let Some(set) = self.ephemerals.get_mut(&node.stat.ephemeral_owner) {
                                 set.remove(&path);
@@ -294,7 +298,7 @@ impl DataTree {
                             }
                         }
                     }
-                    if let Some(parent) = self.nodes.get_mut(path::parent(&path)) {
+                    if let Some(parent) = Arc::make_mut(&mut self.nodes).get_mut(path::parent(&path)) {
                         parent.stat = parent_stat;
                         parent.child_creations = parent_creations;
                     }
@@ -303,13 +307,13 @@ impl DataTree {
                     if node.is_ephemeral() {
                         self.ephemerals.entry(node.stat.ephemeral_owner).or_default().insert(path.clone());
                     }
-                    if let Some(parent) = self.nodes.get_mut(path::parent(&path)) {
+                    if let Some(parent) = Arc::make_mut(&mut self.nodes).get_mut(path::parent(&path)) {
                         parent.stat = parent_stat;
                     }
-                    self.nodes.insert(path, node);
+                    Arc::make_mut(&mut self.nodes).insert(path, node);
                 }
                 Undo::DataSet { path, data, stat } => {
-                    if let Some(node) = self.nodes.get_mut(&path) {
+                    if let Some(node) = Arc::make_mut(&mut self.nodes).get_mut(&path) {
                         node.data = data;
                         node.stat = stat;
                     }

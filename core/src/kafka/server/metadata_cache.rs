@@ -15,7 +15,11 @@ pub struct MetadataCache {
     pub controller_epoch: i32,
     pub live_brokers: BTreeMap<BrokerId, BrokerInfo>,
     /// Shared with the request that brought it (and the other brokers').
-    pub partitions: BTreeMap<TopicPartition, Arc<UpdateMetadataPartitionState>>,
+    /// The map itself is shared with the timeline's snapshots of this cache
+    /// until the next UpdateMetadata changes it (copy on write): fifty
+    /// brokers' caches of 10,000 partitions were half of what a snapshot of
+    /// a big cluster cost to take and to keep (issue 9).
+    pub partitions: Arc<BTreeMap<TopicPartition, Arc<UpdateMetadataPartitionState>>>,
     /// Counts the UpdateMetadata requests applied, so that a picture of the
     /// cache (the browser's belief tables) can be kept while it stays the
     /// same. A restarted broker's empty cache carries its count on (see
@@ -43,12 +47,13 @@ impl MetadataCache {
         self.controller_id = Some(controller_id);
         self.controller_epoch = controller_epoch;
         self.live_brokers = live.iter().map(|b| (b.id, b.clone())).collect();
+        let cached = Arc::make_mut(&mut self.partitions);
         for p in partitions {
             let tp = TopicPartition { topic: p.topic.clone(), partition: p.partition };
             if p.leader == LEADER_DURING_DELETE {
-                self.partitions.remove(&tp);
+                cached.remove(&tp);
             } else {
-                self.partitions.insert(tp, Arc::clone(p));
+                cached.insert(tp, Arc::clone(p));
             }
         }
     }
