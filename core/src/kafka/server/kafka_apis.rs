@@ -107,6 +107,7 @@ impl Broker {
                             s.partitions.remove(tp);
                         }
                     }
+                    self.replica_manager.partitions.touch();
                     let errors: BTreeMap<String, Errors> =
                         partition_errors.iter().filter(|(_, e)| **e != Errors::NONE).map(|(tp, e)| (tp.to_string(), *e)).collect();
                     io.record(
