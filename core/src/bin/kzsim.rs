@@ -163,6 +163,9 @@ fn run(a: RunArgs) -> ExitCode {
         script.lines.iter().any(|l| matches!(&l.command, scenario::Command::Expect(e) if e.subject == scenario::Subject::Trace));
     let mut out = TraceFile::create(a.trace.as_deref());
     let mut runner = Runner::new(Arc::new(script), Limits::default());
+    if a.quiet && a.trace.is_none() && !looks_back {
+        runner.set_records_unread();
+    }
     let mut trace = Trace::default();
     let mut printed = 0;
     let result = loop {

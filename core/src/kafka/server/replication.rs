@@ -607,15 +607,14 @@ impl Broker {
         for (tp, h) in &rm.partitions {
             rm.checkpointed.insert(tp.clone(), h.hw);
         }
-        let shown: Vec<String> =
-            dirs.iter().map(|d| format!("{}: {}", log_dir_path(*d), self.replica_manager.checkpoints[d].replace('\n', "⏎"))).collect();
-        io.record(
-            &actor,
-            "scheduled-task",
-            "ReplicaManager.checkpointHighWatermarks",
-            format!("highwatermark-checkpoint: wrote replication-offset-checkpoint in {}", shown.join("; ")),
-            json!({"files": dirs.iter().map(|d| (format!("{}/replication-offset-checkpoint", log_dir_path(*d)), json!(self.replica_manager.checkpoints[d]))).collect::<serde_json::Map<_, _>>()}),
-        );
+        let checkpoints = &self.replica_manager.checkpoints;
+        io.record_with(&actor, "scheduled-task", "ReplicaManager.checkpointHighWatermarks", || {
+            let shown: Vec<String> = dirs.iter().map(|d| format!("{}: {}", log_dir_path(*d), checkpoints[d].replace('\n', "⏎"))).collect();
+            (
+                format!("highwatermark-checkpoint: wrote replication-offset-checkpoint in {}", shown.join("; ")),
+                json!({"files": dirs.iter().map(|d| (format!("{}/replication-offset-checkpoint", log_dir_path(*d)), json!(checkpoints[d]))).collect::<serde_json::Map<_, _>>()}),
+            )
+        });
     }
 
     /// `fail-log-dir`: an IOException in dir `dir`; the LogDirFailureChannel
