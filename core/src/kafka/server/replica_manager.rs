@@ -410,12 +410,24 @@ impl ReplicaManager {
     /// LogManager's rule: the online dir with the fewest partitions, ties in
     /// dir order.
     pub fn choose_log_dir(&self) -> Option<u32> {
+        self.choose_log_dir_among(&self.partitions_per_dir())
+    }
+
+    /// How many hosted partitions each log dir holds.
+    fn partitions_per_dir(&self) -> Vec<usize> {
         let mut counts = vec![0usize; self.log_dirs.len()];
         for p in self.partitions.values() {
             if let Some(c) = counts.get_mut(p.log_dir as usize) {
                 *c += 1;
             }
         }
+        counts
+    }
+
+    /// `choose_log_dir` with the counts kept up to date by the caller (a
+    /// LeaderAndIsr creating thousands of logs would count them all again
+    /// for each one).
+    fn choose_log_dir_among(&self, counts: &[usize]) -> Option<u32> {
         (0..self.log_dirs.len()).filter(|d| self.log_dirs[*d]).min_by_key(|d| counts[*d]).map(|d| d as u32)
     }
 
@@ -435,6 +447,7 @@ impl ReplicaManager {
         self.controller_epoch = controller_epoch;
         out.first = !self.received_leader_and_isr;
         self.received_leader_and_isr = true;
+        let mut per_dir = self.partitions_per_dir();
         for p in partitions {
             let tp = p.tp();
             if self.offline.contains(&tp) {
@@ -452,7 +465,7 @@ impl ReplicaManager {
             }
             let log_dir = match self.partitions.get(&tp).map(|h| h.log_dir).or_else(|| self.disk.get(&tp).map(|d| d.0)) {
                 Some(d) => d,
-                None => match self.choose_log_dir() {
+                None => match self.choose_log_dir_among(&per_dir) {
                     Some(d) => d,
                     None => {
                         out.partition_errors.insert(tp, Errors::KAFKA_STORAGE_ERROR);
@@ -505,7 +518,11 @@ impl ReplicaManager {
             if role == Role::Leader {
                 hosted.maybe_increment_hw(me, now, u64::MAX);
             }
-            self.partitions.insert(tp.clone(), hosted);
+            if self.partitions.insert(tp.clone(), hosted).is_none() {
+                if let Some(c) = per_dir.get_mut(log_dir as usize) {
+                    *c += 1;
+                }
+            }
             match role {
                 Role::Leader => out.became_leader.push(tp.clone()),
                 Role::Follower => out.became_follower.push(tp.clone()),
