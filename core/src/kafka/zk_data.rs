@@ -181,6 +181,10 @@ pub struct ReplicaAssignment {
     pub removing: Vec<BrokerId>,
 }
 
+/// No replicas: what an unknown partition's assignment reads as (borrowed
+/// where a clone of the real one would cost an allocation per replica).
+pub static NO_ASSIGNMENT: ReplicaAssignment = ReplicaAssignment { replicas: Vec::new(), adding: Vec::new(), removing: Vec::new() };
+
 impl ReplicaAssignment {
     pub fn new(replicas: Vec<BrokerId>) -> ReplicaAssignment {
         ReplicaAssignment { replicas, adding: Vec::new(), removing: Vec::new() }

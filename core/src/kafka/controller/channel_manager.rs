@@ -126,8 +126,18 @@ impl RequestBatch {
                 },
             );
         }
-        let all = ctx.live_or_shutting_down();
-        self.add_update_metadata(&all.into_iter().collect::<Vec<_>>(), std::slice::from_ref(tp));
+        self.add_update_metadata_for_live(ctx, tp);
+    }
+
+    /// `add_update_metadata` for every live or shutting-down broker. Called
+    /// once per replica of a big failover: the recipients are the same each
+    /// time, so they are added only when some are missing.
+    fn add_update_metadata_for_live(&mut self, ctx: &ControllerContext, tp: &TopicPartition) {
+        let live = ctx.live_brokers.keys().copied().filter(|b| *b >= 0);
+        if !includes_sorted(&self.update_metadata_brokers, live.clone()) {
+            self.update_metadata_brokers.extend(live);
+        }
+        self.update_metadata_partitions.insert(tp.clone(), ());
     }
 
     /// `addUpdateMetadataRequestForBrokers`.
@@ -237,4 +247,16 @@ fn update_metadata_state(ctx: &ControllerContext, tp: &TopicPartition) -> Option
         offline_replicas: replicas.iter().copied().filter(|r| !ctx.is_replica_online(*r, tp, true)).collect(),
         replicas,
     })
+}
+
+/// Whether `set` holds every id of `ids` (ascending), in one pass over both.
+fn includes_sorted(set: &BTreeSet<BrokerId>, ids: impl Iterator<Item = BrokerId>) -> bool {
+    let mut held = set.iter().copied().peekable();
+    for id in ids {
+        while held.next_if(|h| *h < id).is_some() {}
+        if held.next_if_eq(&id).is_none() {
+            return false;
+        }
+    }
+    true
 }

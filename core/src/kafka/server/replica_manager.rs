@@ -9,6 +9,7 @@ use crate::kafka::BrokerId;
 use crate::scenario::TopicPartition;
 use crate::sim::event::{FetchPartitions, FetchResults};
 use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write;
 use std::sync::Arc;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -398,7 +399,8 @@ impl ReplicaManager {
         let entries: Vec<_> = self.partitions.iter().filter(|(tp, h)| h.log_dir == dir && !self.offline.contains(*tp)).collect();
         let mut s = format!("0\n{}\n", entries.len());
         for (tp, h) in entries {
-            s.push_str(&format!("{} {} {}\n", tp.topic, tp.partition, h.hw));
+            // Into the one string (a `format!` per line allocated each).
+            let _ = writeln!(s, "{} {} {}", tp.topic, tp.partition, h.hw);
         }
         s
     }
