@@ -18,7 +18,9 @@ pub enum Role {
     Follower,
 }
 
-/// What the leader knows of a follower (`Replica`).
+/// What the leader knows of a follower (`Replica`). While the follower's
+/// fetch rounds are idle, `last_caught_up_ms` and `last_fetch_time_ms` lag
+/// behind until `HostedPartitions` applies the rounds (see [`IdleFetch`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RemoteReplica {
     /// The follower's log end offset, -1 until its first fetch.
