@@ -344,6 +344,11 @@ pub struct ReplicaManager {
     pub disk: BTreeMap<TopicPartition, (u32, u64)>,
     /// The high watermarks last checkpointed, read back at restart.
     pub checkpointed: BTreeMap<TopicPartition, u64>,
+    /// The partitions' version (`HostedPartitions`) when `checkpoints` and
+    /// `checkpointed` were last written: every partition, its log dir and HW,
+    /// the online dirs and the offline partitions were the same as now if
+    /// it still stands.
+    pub checkpointed_version: Option<u64>,
 }
 
 /// A fetch a leader holds: the session generation, the follower's

@@ -599,13 +599,18 @@ impl Broker {
     fn checkpoint_high_watermarks(&mut self, io: &mut Io) {
         let actor = self.rm_actor();
         let dirs: Vec<u32> = (0..self.log_dirs).filter(|d| self.replica_manager.log_dirs[*d as usize]).collect();
-        for d in &dirs {
-            let text = self.replica_manager.checkpoint_text(*d);
-            self.replica_manager.checkpoints.insert(*d, text);
-        }
-        let rm = &mut self.replica_manager;
-        for (tp, h) in &rm.partitions {
-            rm.checkpointed.insert(tp.clone(), h.hw);
+        let version = self.replica_manager.partitions.version();
+        // Unchanged partitions (same version) would write the same files.
+        if self.replica_manager.checkpointed_version != Some(version) {
+            for d in &dirs {
+                let text = self.replica_manager.checkpoint_text(*d);
+                self.replica_manager.checkpoints.insert(*d, text);
+            }
+            let rm = &mut self.replica_manager;
+            for (tp, h) in &rm.partitions {
+                rm.checkpointed.insert(tp.clone(), h.hw);
+            }
+            rm.checkpointed_version = Some(version);
         }
         let checkpoints = &self.replica_manager.checkpoints;
         io.record_with(&actor, "scheduled-task", "ReplicaManager.checkpointHighWatermarks", || {
