@@ -165,8 +165,9 @@ impl KafkaController {
     }
 
     fn mark_replica(&mut self, cx: &mut Cx, tp: &TopicPartition, b: BrokerId, to: ReplicaState, total: usize) {
-        let from = self.ctx.replica_state(&(tp.clone(), b));
-        self.ctx.replica_states.insert((tp.clone(), b), to);
+        // One descent of the map (a failover marks every replica).
+        let state = self.ctx.replica_states.entry((tp.clone(), b)).or_insert(ReplicaState::NonExistentReplica);
+        let from = std::mem::replace(state, to);
         if total <= DETAIL_LIMIT {
             self.step(
                 cx,
