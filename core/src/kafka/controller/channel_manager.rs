@@ -9,6 +9,7 @@ use crate::kafka::messages::{ControlRequest, LeaderAndIsrPartitionState, StopRep
 use crate::kafka::zk_data::{ReplicaAssignment, LEADER_DURING_DELETE};
 use crate::kafka::BrokerId;
 use crate::scenario::TopicPartition;
+use std::collections::btree_map::Entry;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::sync::Arc;
 
@@ -107,24 +108,30 @@ impl RequestBatch {
     ) {
         let Some(l) = ctx.leadership.get(tp) else { return };
         for &b in brokers.iter().filter(|b| **b >= 0) {
-            let entry = self.leader_and_isr.entry(b).or_default();
-            let already_new = entry.get(tp).map(|s| s.is_new).unwrap_or(false);
-            entry.insert(
-                tp.clone(),
-                LeaderAndIsrPartitionState {
-                    topic: tp.topic.clone(),
-                    partition: tp.partition,
-                    controller_epoch: l.controller_epoch,
-                    leader: l.leader,
-                    leader_epoch: l.leader_epoch,
-                    isr: l.isr.clone(),
-                    zk_version: l.zk_version,
-                    replicas: assignment.replicas.clone(),
-                    adding_replicas: assignment.adding.clone(),
-                    removing_replicas: assignment.removing.clone(),
-                    is_new: is_new || already_new,
-                },
-            );
+            let state = |already_new: bool| LeaderAndIsrPartitionState {
+                topic: tp.topic.clone(),
+                partition: tp.partition,
+                controller_epoch: l.controller_epoch,
+                leader: l.leader,
+                leader_epoch: l.leader_epoch,
+                isr: l.isr.clone(),
+                zk_version: l.zk_version,
+                replicas: assignment.replicas.clone(),
+                adding_replicas: assignment.adding.clone(),
+                removing_replicas: assignment.removing.clone(),
+                is_new: is_new || already_new,
+            };
+            // One descent of the broker's map per partition (a failover adds
+            // every replica).
+            match self.leader_and_isr.entry(b).or_default().entry(tp.clone()) {
+                Entry::Occupied(mut o) => {
+                    let already_new = o.get().is_new;
+                    o.insert(state(already_new));
+                }
+                Entry::Vacant(v) => {
+                    v.insert(state(false));
+                }
+            }
         }
         self.add_update_metadata_for_live(ctx, tp);
     }
