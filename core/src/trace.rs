@@ -36,10 +36,12 @@ pub struct Record {
     pub detail: Value,
 }
 
-/// Every step reached so far.
+/// Every step reached so far — or, after [`Trace::forget`], the steps since.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Trace {
     entries: Vec<TraceEntry>,
+    /// Steps handed out before `entries[0]` and no longer held.
+    forgotten: usize,
 }
 
 impl Trace {
@@ -47,26 +49,40 @@ impl Trace {
         self.entries.push(entry);
     }
 
+    /// The entries held: every step, unless some were forgotten.
     pub fn entries(&self) -> &[TraceEntry] {
         &self.entries
     }
 
+    /// Steps handed out so far, forgotten ones included.
     pub fn len(&self) -> usize {
-        self.entries.len()
+        self.forgotten + self.entries.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
+        self.len() == 0
+    }
+
+    /// Lets go of the entries held, keeping their count: for a run that
+    /// writes each step as it comes and never looks back (`kzsim run`
+    /// without `expect trace contains`). A big run records about a million
+    /// steps, most of whose memory would otherwise be held to the end and
+    /// then freed entry by entry. `entries` and `contains` then see only the
+    /// steps since; a trace that is replayed or searched must not forget.
+    pub fn forget(&mut self) {
+        self.forgotten += self.entries.len();
+        self.entries.clear();
     }
 
     /// Drops every entry after `steps` (a branch: the old future is gone).
     pub fn truncate(&mut self, steps: u64) {
-        self.entries.truncate(steps as usize);
+        self.entries.truncate((steps as usize).saturating_sub(self.forgotten));
     }
 
     /// `expect trace contains TEXT` over the first `steps` entries: some
     /// entry's `--trace` JSON line contains `text`.
     pub fn contains(&self, steps: u64, text: &str) -> bool {
-        self.entries.iter().take(steps as usize).any(|e| e.to_json_line().contains(text))
+        let held = (steps as usize).saturating_sub(self.forgotten);
+        self.entries.iter().take(held).any(|e| e.to_json_line().contains(text))
     }
 }

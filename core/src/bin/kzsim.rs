@@ -157,14 +157,24 @@ fn run(a: RunArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    // Without `expect trace contains`, nothing looks back at a step once it
+    // is printed and written: the trace lets go of it.
+    let looks_back =
+        script.lines.iter().any(|l| matches!(&l.command, scenario::Command::Expect(e) if e.subject == scenario::Subject::Trace));
+    let mut out = TraceFile::create(a.trace.as_deref());
     let mut runner = Runner::new(Arc::new(script), Limits::default());
+    if a.quiet && a.trace.is_none() && !looks_back {
+        runner.set_records_unread();
+    }
     let mut trace = Trace::default();
     let mut printed = 0;
     let result = loop {
         match runner.step(&mut trace) {
             Ok(kzsim::runner::StepOutcome::Stepped) => {
+                let held_from = trace.len() - trace.entries().len();
+                let new = &trace.entries()[printed - held_from..];
                 if !a.quiet {
-                    for e in &trace.entries()[printed..] {
+                    for e in new {
                         println!(
                             "#{:<5} {:>10}  {:<28} {}  [{}]",
                             e.step,
@@ -175,13 +185,17 @@ fn run(a: RunArgs) -> ExitCode {
                         );
                     }
                 }
+                out.write(new);
                 printed = trace.len();
+                if !looks_back {
+                    trace.forget();
+                }
             }
             Ok(kzsim::runner::StepOutcome::Finished) => break Ok(()),
             Err(e) => break Err(e),
         }
     };
-    if let Err(e) = write_outputs(&a, &runner, &trace) {
+    if let Err(e) = out.finish().and_then(|()| write_dump(&a, &runner)) {
         eprintln!("kzsim: {e}");
         return ExitCode::from(2);
     }
@@ -197,22 +211,47 @@ fn run(a: RunArgs) -> ExitCode {
         let total = runner.expectations().len();
         println!("{} steps, virtual time {}, {}/{} expectations held", runner.steps(), runner.sim().now(), total - failed.len(), total);
     }
-    if failed.is_empty() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
+    let code = if failed.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(1) };
+    // The process ends here: freeing a big cluster's state one allocation
+    // at a time would take a noticeable share of the run, for nothing.
+    std::mem::forget(runner);
+    code
+}
+
+/// `--trace`: each step's JSON line, written as the step is handed out.
+/// An error (the file cannot be created or written) is kept and reported
+/// when the run is over, after the steps printed.
+struct TraceFile {
+    path: String,
+    out: Option<Result<std::io::BufWriter<std::fs::File>, String>>,
+}
+
+impl TraceFile {
+    fn create(path: Option<&str>) -> TraceFile {
+        let out = path.map(|p| std::fs::File::create(p).map(std::io::BufWriter::new).map_err(|e| format!("cannot write {p}: {e}")));
+        TraceFile { path: path.unwrap_or_default().to_string(), out }
+    }
+
+    fn write(&mut self, entries: &[kzsim::trace::TraceEntry]) {
+        let Some(Ok(w)) = &mut self.out else { return };
+        for e in entries {
+            if let Err(err) = writeln!(w, "{}", e.to_json_line()) {
+                self.out = Some(Err(format!("cannot write {}: {err}", self.path)));
+                return;
+            }
+        }
+    }
+
+    fn finish(self) -> Result<(), String> {
+        match self.out {
+            None => Ok(()),
+            Some(Ok(mut w)) => w.flush().map_err(|e| format!("cannot write {}: {e}", self.path)),
+            Some(Err(e)) => Err(e),
+        }
     }
 }
 
-fn write_outputs(a: &RunArgs, runner: &Runner, trace: &Trace) -> Result<(), String> {
-    if let Some(path) = &a.trace {
-        let f = std::fs::File::create(path).map_err(|e| format!("cannot write {path}: {e}"))?;
-        let mut w = std::io::BufWriter::new(f);
-        for e in trace.entries() {
-            writeln!(w, "{}", e.to_json_line()).map_err(|e| format!("cannot write {path}: {e}"))?;
-        }
-        w.flush().map_err(|e| format!("cannot write {path}: {e}"))?;
-    }
+fn write_dump(a: &RunArgs, runner: &Runner) -> Result<(), String> {
     if let Some(path) = &a.dump_state {
         std::fs::write(path, dump::dump_json(runner.sim())).map_err(|e| format!("cannot write {path}: {e}"))?;
     }

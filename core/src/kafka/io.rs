@@ -31,11 +31,14 @@ pub struct Io<'a> {
     pub cost_us: u64,
     /// Inside a pipelined batch: requests cost server time, not round trips.
     batch_depth: u32,
+    /// Whether anyone will read the steps' summaries and details (see
+    /// [`Io::record_with`]).
+    pub records_read: bool,
 }
 
 impl<'a> Io<'a> {
     pub fn new(now: Millis, zk: &'a mut ZooKeeper, rng: &'a mut Rng, broker_id: BrokerId) -> Io<'a> {
-        Io { now, zk, rng, broker_id, fx: Effects::default(), notifications: Vec::new(), cost_us: 0, batch_depth: 0 }
+        Io { now, zk, rng, broker_id, fx: Effects::default(), notifications: Vec::new(), cost_us: 0, batch_depth: 0, records_read: true }
     }
 
     pub fn cost_ms(&self) -> u64 {
@@ -44,6 +47,17 @@ impl<'a> Io<'a> {
 
     pub fn record(&mut self, actor: &str, kind: &'static str, source: &'static str, summary: String, detail: Value) {
         self.fx.record(Record { actor: actor.to_string(), kind, summary, source, detail });
+    }
+
+    /// A step whose summary and detail are built only if someone will read
+    /// them: `kzsim run --quiet` without `--trace` or `expect trace contains`
+    /// counts its steps and reads none, and building the JSON detail of
+    /// every ZooKeeper request and control request was a large share of a
+    /// big run. Unread, the step is still recorded (steps are counted and
+    /// handed out alike), with an empty summary and a null detail.
+    pub fn record_with(&mut self, actor: &str, kind: &'static str, source: &'static str, build: impl FnOnce() -> (String, Value)) {
+        let (summary, detail) = if self.records_read { build() } else { (String::new(), Value::Null) };
+        self.record(actor, kind, source, summary, detail);
     }
 
     /// A network delay in milliseconds after the thread's current cost.

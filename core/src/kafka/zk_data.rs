@@ -160,6 +160,28 @@ impl LeaderIsrAndControllerEpoch {
     }
 
     pub fn decode(data: &[u8], zk_version: i32) -> Option<LeaderIsrAndControllerEpoch> {
+        // Straight into the fields (a failover reads every partition's state):
+        // what Kafka writes always reads this way. Anything else (a field
+        // twice, say, from a console `set`) goes the general way below, so
+        // the outcome is the same; only an object may go straight (serde
+        // would also read the fields from an array).
+        #[derive(serde::Deserialize)]
+        struct Fields {
+            leader: i64,
+            leader_epoch: i64,
+            isr: Vec<i64>,
+            controller_epoch: i64,
+        }
+        let object = data.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{');
+        if let Some(f) = object.then(|| serde_json::from_slice::<Fields>(data).ok()).flatten() {
+            return Some(LeaderIsrAndControllerEpoch {
+                leader: f.leader as BrokerId,
+                leader_epoch: f.leader_epoch as i32,
+                isr: f.isr.into_iter().map(|b| b as BrokerId).collect(),
+                zk_version,
+                controller_epoch: f.controller_epoch as i32,
+            });
+        }
         let v: Value = serde_json::from_slice(data).ok()?;
         let isr = v.get("isr")?.as_array()?.iter().map(|b| b.as_i64().map(|b| b as BrokerId)).collect::<Option<Vec<_>>>()?;
         Some(LeaderIsrAndControllerEpoch {
@@ -180,6 +202,10 @@ pub struct ReplicaAssignment {
     pub adding: Vec<BrokerId>,
     pub removing: Vec<BrokerId>,
 }
+
+/// No replicas: what an unknown partition's assignment reads as (borrowed
+/// where a clone of the real one would cost an allocation per replica).
+pub static NO_ASSIGNMENT: ReplicaAssignment = ReplicaAssignment { replicas: Vec::new(), adding: Vec::new(), removing: Vec::new() };
 
 impl ReplicaAssignment {
     pub fn new(replicas: Vec<BrokerId>) -> ReplicaAssignment {
@@ -344,6 +370,18 @@ pub fn encode_config_change(entity_path: &str) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn partition_state_decodes_alike_straight_or_through_a_value() {
+        let s = LeaderIsrAndControllerEpoch { leader: 2, leader_epoch: 7, isr: vec![2, 0], zk_version: 3, controller_epoch: 4 };
+        assert_eq!(LeaderIsrAndControllerEpoch::decode(&s.encode(), 3), Some(s));
+        // The last of a repeated field counts (a console `set` could write one).
+        let twice = br#"{"leader":1,"leader":2,"leader_epoch":0,"isr":[2],"controller_epoch":1}"#;
+        assert_eq!(LeaderIsrAndControllerEpoch::decode(twice, 0).map(|s| s.leader), Some(2));
+        for bad in [&br#"[1,0,[1],1]"#[..], br#"{"leader":1.0,"leader_epoch":0,"isr":[1],"controller_epoch":1}"#, b"{}"] {
+            assert_eq!(LeaderIsrAndControllerEpoch::decode(bad, 0), None);
+        }
+    }
 
     #[test]
     fn reassign_to_follows_kafkas_examples() {

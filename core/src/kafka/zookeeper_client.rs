@@ -255,6 +255,11 @@ fn mode_name(m: CreateMode) -> &'static str {
 }
 
 fn record_request(io: &mut Io, actor: &str, source: &'static str, request: &Request, result: &ZkResult) {
+    io.record_with(actor, "zk-request", source, || describe_outcome(request, result));
+}
+
+/// A request's step: its summary (`op path → outcome`) and detail.
+fn describe_outcome(request: &Request, result: &ZkResult) -> (String, Value) {
     let mut d = describe(request);
     let op = d.get("op").and_then(|v| v.as_str()).unwrap_or("").to_string();
     let path = d.get("path").and_then(|v| v.as_str()).unwrap_or("").to_string();
@@ -266,13 +271,7 @@ fn record_request(io: &mut Io, actor: &str, source: &'static str, request: &Requ
             if let ZkError::Multi(f) = e {
                 if f.index == 0 && d.contains_key("fenced_by_controller_epoch_zk_version") {
                     d.insert("controller_moved".into(), json!(true));
-                    return io.record(
-                        actor,
-                        "zk-request",
-                        source,
-                        format!("{op} {path} → BadVersion on /controller_epoch: another controller was elected"),
-                        Value::Object(d),
-                    );
+                    return (format!("{op} {path} → BadVersion on /controller_epoch: another controller was elected"), Value::Object(d));
                 }
             }
             e.code().name().to_string()
@@ -313,8 +312,7 @@ fn record_request(io: &mut Io, actor: &str, source: &'static str, request: &Requ
             }
         }
     };
-    let summary = format!("{op} {path}{watch} → {outcome}");
-    io.record(actor, "zk-request", source, summary, Value::Object(d));
+    (format!("{op} {path}{watch} → {outcome}"), Value::Object(d))
 }
 
 fn summarize_list(items: &[String]) -> String {

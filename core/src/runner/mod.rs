@@ -135,6 +135,12 @@ impl Runner {
         &self.sim
     }
 
+    /// Only the steps' count will be read, not their summaries and details
+    /// (`kzsim run --quiet` with no trace to write or search).
+    pub fn set_records_unread(&mut self) {
+        self.sim.set_records_unread();
+    }
+
     /// The simulation itself, for tests that plant bugs on purpose.
     pub fn sim_mut(&mut self) -> &mut Sim {
         &mut self.sim

@@ -203,6 +203,7 @@ impl Sim {
     fn with_admin(&mut self, f: impl FnOnce(&mut ZooKeeperClient, &mut Io) -> admin::AdminResult) -> Result<(), String> {
         let mut zkc = std::mem::take(&mut self.admin);
         let mut io = Io::new(self.now, &mut self.zk, &mut self.rng, -1);
+        io.records_read = self.records_read;
         if zkc.session.is_none() {
             let s = io.zk.create_session(io.now, admin::ACTOR, 30_000);
             zkc.session = Some(s);

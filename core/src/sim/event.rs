@@ -67,13 +67,13 @@ pub enum BrokerEvent {
         from: BrokerId,
         from_incarnation: u32,
         generation: u64,
-        partitions: Vec<(TopicPartition, u64)>,
+        partitions: FetchPartitions,
     },
     /// The leader's answer: per partition its LEO and HW (or an error).
     FetchResponse {
         from: BrokerId,
         generation: u64,
-        partitions: Vec<(TopicPartition, FetchResult)>,
+        partitions: FetchResults,
     },
     /// A fetch parked for lack of new data reaches replica.fetch.wait.max.ms.
     DelayedFetchExpired {
@@ -103,6 +103,16 @@ pub enum ReplicaTask {
     IsrExpiration,
     IsrChangePropagation,
 }
+
+/// A fetch request's (partition, fetch offset) pairs. Shared, not copied:
+/// a follower whose request has not changed sends the same list again, and
+/// the leader recognises it by its address (`Arc::ptr_eq`) — an idle round
+/// then costs no per-partition work (see `replica_manager::HostedPartitions`).
+pub type FetchPartitions = std::sync::Arc<Vec<(TopicPartition, u64)>>;
+
+/// A fetch response's partitions, shared as `FetchPartitions` is: a leader
+/// whose answer has not changed sends the same list again.
+pub type FetchResults = std::sync::Arc<Vec<(TopicPartition, FetchResult)>>;
 
 /// One partition of a fetch response.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -37,6 +37,8 @@ pub struct Sim {
     pub(crate) broker_settings: Vec<(String, String)>,
     /// The admin tools' ZooKeeper session (kafka-topics, kafka-configs, ...).
     pub(crate) admin: ZooKeeperClient,
+    /// Whether the steps' summaries and details will be read (`Io::record_with`).
+    pub(crate) records_read: bool,
 }
 
 impl Sim {
@@ -54,7 +56,14 @@ impl Sim {
             brokers: std::collections::BTreeMap::new(),
             broker_settings: Vec::new(),
             admin: ZooKeeperClient::default(),
+            records_read: true,
         }
+    }
+
+    /// Nobody will read the steps' summaries and details, only count the
+    /// steps: the busiest steps then skip building them (`Io::record_with`).
+    pub fn set_records_unread(&mut self) {
+        self.records_read = false;
     }
 
     /// Plants a bug on purpose, to show the invariant checker catching it:
@@ -227,6 +236,7 @@ impl Sim {
     pub(crate) fn with_broker<R>(&mut self, id: BrokerId, f: impl FnOnce(&mut Broker, &mut Io) -> R) -> Option<R> {
         let broker = self.brokers.get_mut(&id)?;
         let mut io = Io::new(self.now, &mut self.zk, &mut self.rng, id);
+        io.records_read = self.records_read;
         let r = f(broker, &mut io);
         let Io { fx, notifications, .. } = io;
         let mut fx = fx;

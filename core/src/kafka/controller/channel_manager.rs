@@ -9,6 +9,7 @@ use crate::kafka::messages::{ControlRequest, LeaderAndIsrPartitionState, StopRep
 use crate::kafka::zk_data::{ReplicaAssignment, LEADER_DURING_DELETE};
 use crate::kafka::BrokerId;
 use crate::scenario::TopicPartition;
+use std::collections::btree_map::Entry;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::sync::Arc;
 
@@ -107,27 +108,43 @@ impl RequestBatch {
     ) {
         let Some(l) = ctx.leadership.get(tp) else { return };
         for &b in brokers.iter().filter(|b| **b >= 0) {
-            let entry = self.leader_and_isr.entry(b).or_default();
-            let already_new = entry.get(tp).map(|s| s.is_new).unwrap_or(false);
-            entry.insert(
-                tp.clone(),
-                LeaderAndIsrPartitionState {
-                    topic: tp.topic.clone(),
-                    partition: tp.partition,
-                    controller_epoch: l.controller_epoch,
-                    leader: l.leader,
-                    leader_epoch: l.leader_epoch,
-                    isr: l.isr.clone(),
-                    zk_version: l.zk_version,
-                    replicas: assignment.replicas.clone(),
-                    adding_replicas: assignment.adding.clone(),
-                    removing_replicas: assignment.removing.clone(),
-                    is_new: is_new || already_new,
-                },
-            );
+            let state = |already_new: bool| LeaderAndIsrPartitionState {
+                topic: tp.topic.clone(),
+                partition: tp.partition,
+                controller_epoch: l.controller_epoch,
+                leader: l.leader,
+                leader_epoch: l.leader_epoch,
+                isr: l.isr.clone(),
+                zk_version: l.zk_version,
+                replicas: assignment.replicas.clone(),
+                adding_replicas: assignment.adding.clone(),
+                removing_replicas: assignment.removing.clone(),
+                is_new: is_new || already_new,
+            };
+            // One descent of the broker's map per partition (a failover adds
+            // every replica).
+            match self.leader_and_isr.entry(b).or_default().entry(tp.clone()) {
+                Entry::Occupied(mut o) => {
+                    let already_new = o.get().is_new;
+                    o.insert(state(already_new));
+                }
+                Entry::Vacant(v) => {
+                    v.insert(state(false));
+                }
+            }
         }
-        let all = ctx.live_or_shutting_down();
-        self.add_update_metadata(&all.into_iter().collect::<Vec<_>>(), std::slice::from_ref(tp));
+        self.add_update_metadata_for_live(ctx, tp);
+    }
+
+    /// `add_update_metadata` for every live or shutting-down broker. Called
+    /// once per replica of a big failover: the recipients are the same each
+    /// time, so they are added only when some are missing.
+    fn add_update_metadata_for_live(&mut self, ctx: &ControllerContext, tp: &TopicPartition) {
+        let live = ctx.live_brokers.keys().copied().filter(|b| *b >= 0);
+        if !includes_sorted(&self.update_metadata_brokers, live.clone()) {
+            self.update_metadata_brokers.extend(live);
+        }
+        self.update_metadata_partitions.insert(tp.clone(), ());
     }
 
     /// `addUpdateMetadataRequestForBrokers`.
@@ -237,4 +254,16 @@ fn update_metadata_state(ctx: &ControllerContext, tp: &TopicPartition) -> Option
         offline_replicas: replicas.iter().copied().filter(|r| !ctx.is_replica_online(*r, tp, true)).collect(),
         replicas,
     })
+}
+
+/// Whether `set` holds every id of `ids` (ascending), in one pass over both.
+fn includes_sorted(set: &BTreeSet<BrokerId>, ids: impl Iterator<Item = BrokerId>) -> bool {
+    let mut held = set.iter().copied().peekable();
+    for id in ids {
+        while held.next_if(|h| *h < id).is_some() {}
+        if held.next_if_eq(&id).is_none() {
+            return false;
+        }
+    }
+    true
 }

@@ -249,15 +249,11 @@ impl KafkaController {
     }
 
     fn put_on_wire(&self, cx: &mut Cx, to: BrokerId, request: ControlRequest, generation: u64) {
-        let (summary, detail) = describe_request(&request);
         let actor = self.actor();
-        cx.io.record(
-            &actor,
-            "control-request",
-            "ControllerChannelManager.RequestSendThread.doWork",
-            format!("send {summary} to broker {to}"),
-            json!({"to": to, "request": detail}),
-        );
+        cx.io.record_with(&actor, "control-request", "ControllerChannelManager.RequestSendThread.doWork", || {
+            let (summary, detail) = describe_request(&request);
+            (format!("send {summary} to broker {to}"), json!({"to": to, "request": detail}))
+        });
         let delay = cx.io.departure_delay_ms();
         cx.io.fx.schedule(
             delay,
@@ -322,42 +318,55 @@ impl KafkaController {
 
 /// `LeaderAndIsr (3 partitions: t-0 leader 1 epoch 2, ...)`.
 pub fn describe_request(r: &ControlRequest) -> (String, Value) {
+    (request_summary(r), request_detail(r))
+}
+
+/// A control request in a line: its type and a few of its partitions.
+pub fn request_summary(r: &ControlRequest) -> String {
     match r {
-        ControlRequest::LeaderAndIsr { controller_epoch, broker_epoch, partitions, .. } => {
+        ControlRequest::LeaderAndIsr { partitions, .. } => {
             let parts: Vec<String> = partitions
                 .iter()
                 .take(4)
                 .map(|p| format!("{}-{} leader {} epoch {} isr {:?}", p.topic, p.partition, p.leader, p.leader_epoch, p.isr))
                 .collect();
             let more = if partitions.len() > 4 { format!(", ... {} in all", partitions.len()) } else { String::new() };
-            (
-                format!("LeaderAndIsr ({}{more})", parts.join("; ")),
-                json!({"type": "LeaderAndIsr", "controller_epoch": controller_epoch, "broker_epoch": broker_epoch, "partitions": partitions.iter().take(50).collect::<Vec<_>>(), "partition_count": partitions.len()}),
-            )
+            format!("LeaderAndIsr ({}{more})", parts.join("; "))
         }
-        ControlRequest::UpdateMetadata { controller_epoch, broker_epoch, partitions, live_brokers, .. } => (
-            format!(
-                "UpdateMetadata ({} partitions, live brokers {:?})",
-                partitions.len(),
-                live_brokers.iter().map(|b| b.id).collect::<Vec<_>>()
-            ),
-            json!({"type": "UpdateMetadata", "controller_epoch": controller_epoch, "broker_epoch": broker_epoch, "partitions": partitions.iter().take(50).map(|p| &**p).collect::<Vec<_>>(), "partition_count": partitions.len(), "live_brokers": live_brokers.iter().map(|b| b.id).collect::<Vec<_>>()}),
+        ControlRequest::UpdateMetadata { partitions, live_brokers, .. } => format!(
+            "UpdateMetadata ({} partitions, live brokers {:?})",
+            partitions.len(),
+            live_brokers.iter().map(|b| b.id).collect::<Vec<_>>()
         ),
-        ControlRequest::StopReplica { controller_epoch, broker_epoch, partitions, .. } => (
-            format!(
-                "StopReplica ({})",
-                partitions
-                    .iter()
-                    .take(4)
-                    .map(|p| format!("{}-{}{}", p.topic, p.partition, if p.delete_partition { " delete" } else { "" }))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
-            json!({"type": "StopReplica", "controller_epoch": controller_epoch, "broker_epoch": broker_epoch, "partitions": partitions.iter().take(50).collect::<Vec<_>>(), "partition_count": partitions.len()}),
+        ControlRequest::StopReplica { partitions, .. } => format!(
+            "StopReplica ({})",
+            partitions
+                .iter()
+                .take(4)
+                .map(|p| format!("{}-{}{}", p.topic, p.partition, if p.delete_partition { " delete" } else { "" }))
+                .collect::<Vec<_>>()
+                .join(", ")
         ),
-        ControlRequest::ControlledShutdown { broker_id, broker_epoch } => (
-            format!("ControlledShutdown (broker {broker_id}, epoch {broker_epoch})"),
-            json!({"type": "ControlledShutdown", "broker_id": broker_id, "broker_epoch": broker_epoch}),
-        ),
+        ControlRequest::ControlledShutdown { broker_id, broker_epoch } => {
+            format!("ControlledShutdown (broker {broker_id}, epoch {broker_epoch})")
+        }
+    }
+}
+
+/// A control request's trace detail (at most 50 of its partitions).
+fn request_detail(r: &ControlRequest) -> Value {
+    match r {
+        ControlRequest::LeaderAndIsr { controller_epoch, broker_epoch, partitions, .. } => {
+            json!({"type": "LeaderAndIsr", "controller_epoch": controller_epoch, "broker_epoch": broker_epoch, "partitions": partitions.iter().take(50).collect::<Vec<_>>(), "partition_count": partitions.len()})
+        }
+        ControlRequest::UpdateMetadata { controller_epoch, broker_epoch, partitions, live_brokers, .. } => {
+            json!({"type": "UpdateMetadata", "controller_epoch": controller_epoch, "broker_epoch": broker_epoch, "partitions": partitions.iter().take(50).map(|p| &**p).collect::<Vec<_>>(), "partition_count": partitions.len(), "live_brokers": live_brokers.iter().map(|b| b.id).collect::<Vec<_>>()})
+        }
+        ControlRequest::StopReplica { controller_epoch, broker_epoch, partitions, .. } => {
+            json!({"type": "StopReplica", "controller_epoch": controller_epoch, "broker_epoch": broker_epoch, "partitions": partitions.iter().take(50).collect::<Vec<_>>(), "partition_count": partitions.len()})
+        }
+        ControlRequest::ControlledShutdown { broker_id, broker_epoch } => {
+            json!({"type": "ControlledShutdown", "broker_id": broker_id, "broker_epoch": broker_epoch})
+        }
     }
 }

@@ -142,10 +142,15 @@ impl KafkaController {
         }
         let storage: BTreeSet<TopicPartition> =
             partition_errors.iter().filter(|(_, e)| **e == Errors::KAFKA_STORAGE_ERROR).map(|(tp, _)| tp.clone()).collect();
-        let fine: BTreeSet<TopicPartition> =
-            partition_errors.iter().filter(|(_, e)| **e == Errors::NONE).map(|(tp, _)| tp.clone()).collect();
         let previous = self.ctx.replicas_on_offline_dirs.get(&broker).cloned().unwrap_or_default();
-        let current: BTreeSet<TopicPartition> = previous.difference(&fine).cloned().chain(storage.iter().cloned()).collect();
+        // Answered without error, a replica is no longer on an offline dir
+        // (none was, mostly: no need then to collect the thousands answered).
+        let current: BTreeSet<TopicPartition> = if previous.is_empty() {
+            storage
+        } else {
+            let fine: BTreeSet<&TopicPartition> = partition_errors.iter().filter(|(_, e)| **e == Errors::NONE).map(|(tp, _)| tp).collect();
+            previous.iter().filter(|tp| !fine.contains(tp)).cloned().chain(storage).collect()
+        };
         let newly: Vec<TopicPartition> = current.difference(&previous).cloned().collect();
         self.ctx.replicas_on_offline_dirs.insert(broker, current);
         let errors: BTreeMap<String, Errors> =

@@ -7,7 +7,7 @@ use super::context::{Replica, ReplicaState};
 use super::partition_state_machine::DETAIL_LIMIT;
 use super::{CResult, ControllerError, Cx, KafkaController};
 use crate::kafka::kafka_zk_client as kzk;
-use crate::kafka::zk_data::{LeaderIsrAndControllerEpoch, NO_LEADER};
+use crate::kafka::zk_data::{LeaderIsrAndControllerEpoch, NO_ASSIGNMENT, NO_LEADER};
 use crate::kafka::zookeeper_client::WriteError;
 use crate::kafka::BrokerId;
 use crate::scenario::TopicPartition;
@@ -96,8 +96,8 @@ impl KafkaController {
                             self.step(cx, SRC, format!("replica {b} of {tp} cannot become NewReplica: it is the leader"), json!({}));
                             continue;
                         }
-                        let a = self.ctx.assignment(tp).cloned().unwrap_or_default();
-                        self.batch.add_leader_and_isr(&self.ctx, &[b], tp, &a, true);
+                        let a = self.ctx.assignment(tp).unwrap_or(&NO_ASSIGNMENT);
+                        self.batch.add_leader_and_isr(&self.ctx, &[b], tp, a, true);
                     }
                     self.mark_replica(cx, tp, b, target, total);
                 }
@@ -112,8 +112,8 @@ impl KafkaController {
                             }
                         }
                     } else if self.ctx.leadership.contains_key(tp) {
-                        let a = self.ctx.assignment(tp).cloned().unwrap_or_default();
-                        self.batch.add_leader_and_isr(&self.ctx, &[b], tp, &a, false);
+                        let a = self.ctx.assignment(tp).unwrap_or(&NO_ASSIGNMENT);
+                        self.batch.add_leader_and_isr(&self.ctx, &[b], tp, a, false);
                     }
                     self.mark_replica(cx, tp, b, target, total);
                 }
@@ -165,8 +165,9 @@ impl KafkaController {
     }
 
     fn mark_replica(&mut self, cx: &mut Cx, tp: &TopicPartition, b: BrokerId, to: ReplicaState, total: usize) {
-        let from = self.ctx.replica_state(&(tp.clone(), b));
-        self.ctx.replica_states.insert((tp.clone(), b), to);
+        // One descent of the map (a failover marks every replica).
+        let state = self.ctx.replica_states.entry((tp.clone(), b)).or_insert(ReplicaState::NonExistentReplica);
+        let from = std::mem::replace(state, to);
         if total <= DETAIL_LIMIT {
             self.step(
                 cx,

@@ -3,7 +3,7 @@
 //! that is not newer — before anything is applied.
 
 use super::Broker;
-use crate::kafka::controller::describe_request;
+use crate::kafka::controller::request_summary;
 use crate::kafka::io::Io;
 use crate::kafka::messages::{ControlRequest, ControlResponse, Errors};
 use crate::kafka::BrokerId;
@@ -15,7 +15,7 @@ impl Broker {
     /// A control request from a controller arrived.
     pub(super) fn handle_request(&mut self, io: &mut Io, from: BrokerId, from_incarnation: u32, generation: u64, request: ControlRequest) {
         let actor = self.actor();
-        let (what, _) = describe_request(&request);
+        let what = request_summary(&request);
         let response = match &request {
             ControlRequest::LeaderAndIsr { controller_epoch, broker_epoch, partitions, .. } => {
                 if self.stale_broker_epoch(*broker_epoch) {
@@ -52,18 +52,17 @@ impl Broker {
                     } else {
                         let errors: BTreeMap<String, Errors> =
                             out.partition_errors.iter().filter(|(_, e)| **e != Errors::NONE).map(|(tp, e)| (tp.to_string(), *e)).collect();
-                        io.record(
-                            &actor,
-                            "control-request",
-                            "ReplicaManager.becomeLeaderOrFollower",
-                            format!(
-                                "handle {what} from controller {from}: leader for {}, follower for {}{}",
-                                crate::kafka::show(&out.became_leader),
-                                crate::kafka::show(&out.became_follower),
-                                if errors.is_empty() { String::new() } else { format!(", errors {}", crate::kafka::show(errors.iter().map(|(t, e)| format!("{t}: {e:?}")))) }
-                            ),
-                            json!({"from": from, "became_leader": out.became_leader.iter().map(|t| t.to_string()).collect::<Vec<_>>(), "became_follower": out.became_follower.iter().map(|t| t.to_string()).collect::<Vec<_>>(), "errors": errors, "first": out.first}),
-                        );
+                        io.record_with(&actor, "control-request", "ReplicaManager.becomeLeaderOrFollower", || {
+                            (
+                                format!(
+                                    "handle {what} from controller {from}: leader for {}, follower for {}{}",
+                                    crate::kafka::show(&out.became_leader),
+                                    crate::kafka::show(&out.became_follower),
+                                    if errors.is_empty() { String::new() } else { format!(", errors {}", crate::kafka::show(errors.iter().map(|(t, e)| format!("{t}: {e:?}")))) }
+                                ),
+                                json!({"from": from, "became_leader": out.became_leader.iter().map(|t| t.to_string()).collect::<Vec<_>>(), "became_follower": out.became_follower.iter().map(|t| t.to_string()).collect::<Vec<_>>(), "errors": errors, "first": out.first}),
+                            )
+                        });
                         self.after_leader_and_isr(io, &out.became_leader, &out.became_follower, out.first);
                         ControlResponse::LeaderAndIsr { error: Errors::NONE, partition_errors: out.partition_errors }
                     }
@@ -107,6 +106,7 @@ impl Broker {
                             s.partitions.remove(tp);
                         }
                     }
+                    self.replica_manager.partitions.touch();
                     let errors: BTreeMap<String, Errors> =
                         partition_errors.iter().filter(|(_, e)| **e != Errors::NONE).map(|(tp, e)| (tp.to_string(), *e)).collect();
                     io.record(

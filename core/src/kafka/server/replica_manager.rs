@@ -7,7 +7,10 @@ use crate::kafka::messages::{Errors, LeaderAndIsrPartitionState, StopReplicaPart
 use crate::kafka::zk_data::LEADER_DURING_DELETE;
 use crate::kafka::BrokerId;
 use crate::scenario::TopicPartition;
+use crate::sim::event::{FetchPartitions, FetchResults};
 use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write;
+use std::sync::Arc;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Role {
@@ -15,7 +18,9 @@ pub enum Role {
     Follower,
 }
 
-/// What the leader knows of a follower (`Replica`).
+/// What the leader knows of a follower (`Replica`). While the follower's
+/// fetch rounds are idle, `last_caught_up_ms` and `last_fetch_time_ms` lag
+/// behind until `HostedPartitions` applies the rounds (see [`IdleFetch`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RemoteReplica {
     /// The follower's log end offset, -1 until its first fetch.
@@ -150,10 +155,166 @@ impl HostedPartition {
     }
 }
 
+/// A follower's fetch rounds that changed nothing but the times at the
+/// leader: it asked again for the same partitions at the same offsets, each
+/// at the leader's LEO with the HW there too and the follower in the ISR. Such
+/// a round would only set the follower's `last_caught_up_ms` and
+/// `last_fetch_time_ms` to now on every partition (`updateFetchState`); the
+/// leader notes the time of the latest one here instead and applies it to
+/// the partitions when anything reads or changes them. A big cluster spends
+/// most of its rounds this way, so they cost one event each and no
+/// per-partition work.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct IdleFetch {
+    /// The request the rounds repeat (compared by address).
+    pub request: FetchPartitions,
+    /// When the latest of them reached the leader.
+    pub round_ms: u64,
+}
+
+/// The partitions a broker hosts, by name, as an ordered map — with the
+/// idle fetch rounds it has not yet applied to its followers' state, and a
+/// version that moves whenever something a cached fetch request or
+/// response depends on may have changed.
+///
+/// Reads see every field as it is, except the followers' fetch times, which
+/// only `maybe_increment_hw` and `out_of_sync_replicas` read (call
+/// [`HostedPartitions::apply_idle_rounds`] first). Every change through
+/// `get_mut`, `insert` or `remove` first applies and ends the idle rounds:
+/// the per-session state ends exactly where per-partition updates would have
+/// stopped.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct HostedPartitions {
+    map: BTreeMap<TopicPartition, HostedPartition>,
+    /// Followers whose fetch rounds are idle, by follower id.
+    idle: BTreeMap<BrokerId, IdleFetch>,
+    version: u64,
+}
+
+impl HostedPartitions {
+    pub fn get(&self, tp: &TopicPartition) -> Option<&HostedPartition> {
+        self.map.get(tp)
+    }
+
+    pub fn contains_key(&self, tp: &TopicPartition) -> bool {
+        self.map.contains_key(tp)
+    }
+
+    pub fn iter(&self) -> std::collections::btree_map::Iter<'_, TopicPartition, HostedPartition> {
+        self.map.iter()
+    }
+
+    pub fn keys(&self) -> std::collections::btree_map::Keys<'_, TopicPartition, HostedPartition> {
+        self.map.keys()
+    }
+
+    pub fn values(&self) -> std::collections::btree_map::Values<'_, TopicPartition, HostedPartition> {
+        self.map.values()
+    }
+
+    pub fn len(&self) -> usize {
+        self.map.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.map.is_empty()
+    }
+
+    /// A partition to change: the idle rounds end first.
+    pub fn get_mut(&mut self, tp: &TopicPartition) -> Option<&mut HostedPartition> {
+        self.end_idle_rounds();
+        self.map.get_mut(tp)
+    }
+
+    pub fn insert(&mut self, tp: TopicPartition, h: HostedPartition) -> Option<HostedPartition> {
+        self.end_idle_rounds();
+        self.map.insert(tp, h)
+    }
+
+    pub fn remove(&mut self, tp: &TopicPartition) -> Option<HostedPartition> {
+        self.end_idle_rounds();
+        self.map.remove(tp)
+    }
+
+    /// A partition for the fetch paths, which change only what they say:
+    /// the follower's own fetch state at a leader (no other follower's idle
+    /// rounds depend on it), or a follower's log; they call `touch` when a
+    /// LEO or HW moves.
+    pub(super) fn fetch_state_mut(&mut self, tp: &TopicPartition) -> Option<&mut HostedPartition> {
+        self.map.get_mut(tp)
+    }
+
+    /// Something a cached fetch request or response depends on changed.
+    pub(super) fn touch(&mut self) {
+        self.version += 1;
+    }
+
+    pub(super) fn version(&self) -> u64 {
+        self.version
+    }
+
+    /// Applies every idle round to the followers' fetch state and keeps the
+    /// rounds going (for readers of the fetch times).
+    pub fn apply_idle_rounds(&mut self) {
+        let followers: Vec<BrokerId> = self.idle.keys().copied().collect();
+        for f in followers {
+            self.apply_idle_round(f, false);
+        }
+    }
+
+    /// Applies and ends every idle round: something is about to change.
+    fn end_idle_rounds(&mut self) {
+        self.version += 1;
+        while let Some((&f, _)) = self.idle.first_key_value() {
+            self.apply_idle_round(f, true);
+        }
+    }
+
+    /// What the per-partition updates of `follower`'s idle rounds would
+    /// have left: `updateFetchState` at the latest round's time.
+    pub(super) fn apply_idle_round(&mut self, follower: BrokerId, end: bool) {
+        let Some(idle) = (if end { self.idle.remove(&follower) } else { self.idle.get(&follower).cloned() }) else { return };
+        for (tp, offset) in idle.request.iter() {
+            if let Some(h) = self.map.get_mut(tp) {
+                let leader_leo = h.leo;
+                if let Some(r) = h.remote.get_mut(&follower) {
+                    r.update_fetch_state(*offset, idle.round_ms, leader_leo);
+                }
+            }
+        }
+    }
+
+    /// Another round of `follower`'s idle fetch: true if `request` is the
+    /// one its idle rounds repeat (the round is then noted, nothing else).
+    pub(super) fn repeat_idle_round(&mut self, follower: BrokerId, request: &FetchPartitions, now: u64) -> bool {
+        match self.idle.get_mut(&follower) {
+            Some(idle) if Arc::ptr_eq(&idle.request, request) => {
+                idle.round_ms = now;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// `follower`'s round at `now` changed nothing but its fetch times: the
+    /// next rounds like it are idle rounds.
+    pub(super) fn start_idle_rounds(&mut self, follower: BrokerId, request: FetchPartitions, now: u64) {
+        self.idle.insert(follower, IdleFetch { request, round_ms: now });
+    }
+}
+
+impl<'a> IntoIterator for &'a HostedPartitions {
+    type Item = (&'a TopicPartition, &'a HostedPartition);
+    type IntoIter = std::collections::btree_map::Iter<'a, TopicPartition, HostedPartition>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.map.iter()
+    }
+}
+
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ReplicaManager {
     pub controller_epoch: i32,
-    pub partitions: BTreeMap<TopicPartition, HostedPartition>,
+    pub partitions: HostedPartitions,
     /// Partitions in a failed log dir (`HostedPartition.Offline`).
     pub offline: BTreeSet<TopicPartition>,
     pub log_dirs: Vec<bool>,
@@ -173,6 +334,9 @@ pub struct ReplicaManager {
     /// Fetches a leader holds back because there was nothing new
     /// (follower → the partitions it asked for and the session generation).
     pub delayed_fetches: BTreeMap<BrokerId, ParkedFetch>,
+    /// The last answer to each follower, reused while its request and the
+    /// partitions are unchanged (the follower then knows it by address).
+    pub fetch_responses: BTreeMap<BrokerId, CachedResponse>,
     /// `LogDirFailureChannel`: dirs reported failed, not yet handled.
     pub offline_dir_queue: Vec<u32>,
     pub next_token: u64,
@@ -180,11 +344,25 @@ pub struct ReplicaManager {
     pub disk: BTreeMap<TopicPartition, (u32, u64)>,
     /// The high watermarks last checkpointed, read back at restart.
     pub checkpointed: BTreeMap<TopicPartition, u64>,
+    /// The partitions' version (`HostedPartitions`) when `checkpoints` and
+    /// `checkpointed` were last written: every partition, its log dir and HW,
+    /// the online dirs and the offline partitions were the same as now if
+    /// it still stands.
+    pub checkpointed_version: Option<u64>,
 }
 
 /// A fetch a leader holds: the session generation, the follower's
 /// incarnation, and the (partition, fetch offset) pairs it asked for.
-pub type ParkedFetch = (u64, u32, Vec<(TopicPartition, u64)>);
+pub type ParkedFetch = (u64, u32, FetchPartitions);
+
+/// A fetch response as sent: the request it answered, the partitions'
+/// version then, and the results.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CachedResponse {
+    pub request: FetchPartitions,
+    pub version: u64,
+    pub results: FetchResults,
+}
 
 /// `ReplicaFetcherThread`: what a follower fetches from one leader.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -194,6 +372,12 @@ pub struct FetchSession {
     pub in_flight: bool,
     /// Responses to an older request are ignored.
     pub generation: u64,
+    /// The last request sent and the partitions' version it was built at:
+    /// sent again as it is while the version stands.
+    pub sent: Option<(u64, FetchPartitions)>,
+    /// The last response applied without error and the version after it:
+    /// the same response again at that version changes nothing.
+    pub applied: Option<(u64, FetchResults)>,
 }
 
 /// What `becomeLeaderOrFollower` did, for the trace.
@@ -222,7 +406,8 @@ impl ReplicaManager {
         let entries: Vec<_> = self.partitions.iter().filter(|(tp, h)| h.log_dir == dir && !self.offline.contains(*tp)).collect();
         let mut s = format!("0\n{}\n", entries.len());
         for (tp, h) in entries {
-            s.push_str(&format!("{} {} {}\n", tp.topic, tp.partition, h.hw));
+            // Into the one string (a `format!` per line allocated each).
+            let _ = writeln!(s, "{} {} {}", tp.topic, tp.partition, h.hw);
         }
         s
     }
@@ -234,12 +419,24 @@ impl ReplicaManager {
     /// LogManager's rule: the online dir with the fewest partitions, ties in
     /// dir order.
     pub fn choose_log_dir(&self) -> Option<u32> {
+        self.choose_log_dir_among(&self.partitions_per_dir())
+    }
+
+    /// How many hosted partitions each log dir holds.
+    fn partitions_per_dir(&self) -> Vec<usize> {
         let mut counts = vec![0usize; self.log_dirs.len()];
         for p in self.partitions.values() {
             if let Some(c) = counts.get_mut(p.log_dir as usize) {
                 *c += 1;
             }
         }
+        counts
+    }
+
+    /// `choose_log_dir` with the counts kept up to date by the caller (a
+    /// LeaderAndIsr creating thousands of logs would count them all again
+    /// for each one).
+    fn choose_log_dir_among(&self, counts: &[usize]) -> Option<u32> {
         (0..self.log_dirs.len()).filter(|d| self.log_dirs[*d]).min_by_key(|d| counts[*d]).map(|d| d as u32)
     }
 
@@ -259,6 +456,7 @@ impl ReplicaManager {
         self.controller_epoch = controller_epoch;
         out.first = !self.received_leader_and_isr;
         self.received_leader_and_isr = true;
+        let mut per_dir = self.partitions_per_dir();
         for p in partitions {
             let tp = p.tp();
             if self.offline.contains(&tp) {
@@ -276,7 +474,7 @@ impl ReplicaManager {
             }
             let log_dir = match self.partitions.get(&tp).map(|h| h.log_dir).or_else(|| self.disk.get(&tp).map(|d| d.0)) {
                 Some(d) => d,
-                None => match self.choose_log_dir() {
+                None => match self.choose_log_dir_among(&per_dir) {
                     Some(d) => d,
                     None => {
                         out.partition_errors.insert(tp, Errors::KAFKA_STORAGE_ERROR);
@@ -329,7 +527,11 @@ impl ReplicaManager {
             if role == Role::Leader {
                 hosted.maybe_increment_hw(me, now, u64::MAX);
             }
-            self.partitions.insert(tp.clone(), hosted);
+            if self.partitions.insert(tp.clone(), hosted).is_none() {
+                if let Some(c) = per_dir.get_mut(log_dir as usize) {
+                    *c += 1;
+                }
+            }
             match role {
                 Role::Leader => out.became_leader.push(tp.clone()),
                 Role::Follower => out.became_follower.push(tp.clone()),

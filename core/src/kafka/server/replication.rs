@@ -5,7 +5,7 @@
 //! and run ReplicaManager's three scheduled tasks. A failed log dir goes
 //! through the LogDirFailureChannel to the LogDirFailureHandler.
 
-use super::replica_manager::{FetchSession, Role};
+use super::replica_manager::{CachedResponse, FetchSession, Role};
 use super::Broker;
 use crate::kafka::config::ApiVersion;
 use crate::kafka::io::Io;
@@ -14,10 +14,11 @@ use crate::kafka::messages::Errors;
 use crate::kafka::zk_data::{self, LeaderIsrAndControllerEpoch};
 use crate::kafka::BrokerId;
 use crate::scenario::TopicPartition;
-use crate::sim::event::{BrokerEvent, Event, FetchResult, ReplicaTask, ANY_INCARNATION};
+use crate::sim::event::{BrokerEvent, Event, FetchPartitions, FetchResult, FetchResults, ReplicaTask, ANY_INCARNATION};
 use crate::zookeeper::{KeeperError, Request, Response};
 use serde_json::json;
 use std::collections::BTreeSet;
+use std::sync::Arc;
 
 /// `replica.fetch.backoff.ms`.
 const FETCH_BACKOFF_MS: u64 = 1000;
@@ -66,6 +67,7 @@ impl Broker {
             }
         }
         rm.fetchers.retain(|_, s| !s.partitions.is_empty() || s.in_flight);
+        rm.partitions.touch();
         if first {
             self.schedule_task(io, ReplicaTask::HighwatermarkCheckpoint, 0);
         }
@@ -81,15 +83,8 @@ impl Broker {
     }
 
     fn send_fetch(&mut self, io: &mut Io, leader: BrokerId) {
-        let rm = &mut self.replica_manager;
-        let Some(session) = rm.fetchers.get(&leader) else { return };
-        let partitions: Vec<(TopicPartition, u64)> = session
-            .partitions
-            .iter()
-            .filter(|tp| !rm.fetch_paused_all && !rm.fetch_paused.contains(*tp))
-            .filter_map(|tp| rm.partitions.get(tp).map(|h| (tp.clone(), h.leo)))
-            .collect();
-        let session = rm.fetchers.get_mut(&leader).expect("checked above");
+        let Some(partitions) = self.fetch_request_partitions(leader) else { return };
+        let session = self.replica_manager.fetchers.get_mut(&leader).expect("checked by fetch_request_partitions");
         if partitions.is_empty() {
             session.in_flight = false;
             return;
@@ -108,6 +103,32 @@ impl Broker {
         );
     }
 
+    /// What a fetch to `leader` asks for: every partition of the session
+    /// that is not paused, at its LEO. The last request again (the same
+    /// list, by address) while nothing it depends on has changed. None
+    /// without a session.
+    fn fetch_request_partitions(&mut self, leader: BrokerId) -> Option<FetchPartitions> {
+        let rm = &mut self.replica_manager;
+        let version = rm.partitions.version();
+        let session = rm.fetchers.get(&leader)?;
+        if let Some((v, sent)) = &session.sent {
+            if *v == version {
+                return Some(Arc::clone(sent));
+            }
+        }
+        let partitions: FetchPartitions = Arc::new(
+            session
+                .partitions
+                .iter()
+                .filter(|tp| !rm.fetch_paused_all && !rm.fetch_paused.contains(*tp))
+                .filter_map(|tp| rm.partitions.get(tp).map(|h| (tp.clone(), h.leo)))
+                .collect(),
+        );
+        let session = rm.fetchers.get_mut(&leader)?;
+        session.sent = Some((version, Arc::clone(&partitions)));
+        Some(partitions)
+    }
+
     /// The leader side of a fetch (`ReplicaManager.fetchMessages` with
     /// `updateFollowerFetchState`): record the follower's progress, maybe
     /// expand the ISR and advance the HW; hold the fetch up to
@@ -118,38 +139,14 @@ impl Broker {
         follower: BrokerId,
         follower_incarnation: u32,
         generation: u64,
-        partitions: Vec<(TopicPartition, u64)>,
+        partitions: FetchPartitions,
     ) {
         let now = io.now.as_u64();
-        let lag = self.config.replica_lag_time_max_ms;
-        let mut any_new = false;
-        let mut expand = Vec::new();
-        for (tp, offset) in &partitions {
-            let Some(h) = self.replica_manager.partitions.get_mut(tp) else { continue };
-            if h.role != Role::Leader {
-                continue;
-            }
-            let leader_leo = h.leo;
-            if let Some(r) = h.remote.get_mut(&follower) {
-                r.update_fetch_state(*offset, now, leader_leo);
-            }
-            if *offset < leader_leo {
-                any_new = true;
-            }
-            let in_isr = h.isr.contains(&follower);
-            if !in_isr
-                && !h.isr_update_pending
-                && *offset >= h.hw
-                && *offset >= h.leader_epoch_start_offset
-                && h.replicas.contains(&follower)
-            {
-                expand.push(tp.clone());
-            }
-            h.maybe_increment_hw(self.id, now, lag);
-        }
-        for tp in expand {
-            self.maybe_expand_isr(io, &tp, follower);
-        }
+        let any_new = if self.replica_manager.partitions.repeat_idle_round(follower, &partitions, now) {
+            false
+        } else {
+            self.update_follower_fetch_state(io, follower, &partitions)
+        };
         if any_new || self.config.replica_fetch_wait_max_ms == 0 {
             self.respond_fetch(io, follower, follower_incarnation, generation, &partitions);
         } else {
@@ -165,6 +162,65 @@ impl Broker {
         }
     }
 
+    /// `updateFollowerFetchState` on every partition of a fetch that is not
+    /// a repeated idle round; true if the follower is behind somewhere. If
+    /// the round changed nothing but the follower's fetch times, the same
+    /// request next time is an idle round.
+    fn update_follower_fetch_state(&mut self, io: &mut Io, follower: BrokerId, partitions: &FetchPartitions) -> bool {
+        let now = io.now.as_u64();
+        let lag = self.config.replica_lag_time_max_ms;
+        let hosted = &mut self.replica_manager.partitions;
+        // The fetch times of this follower's earlier idle rounds first.
+        hosted.apply_idle_round(follower, true);
+        let mut any_new = false;
+        let mut idle = true;
+        let mut hw_moved = false;
+        let mut expand = Vec::new();
+        for (tp, offset) in partitions.iter() {
+            let Some(h) = hosted.fetch_state_mut(tp) else {
+                idle = false;
+                continue;
+            };
+            if h.role != Role::Leader {
+                idle = false;
+                continue;
+            }
+            let leader_leo = h.leo;
+            let has_remote = match h.remote.get_mut(&follower) {
+                Some(r) => {
+                    r.update_fetch_state(*offset, now, leader_leo);
+                    true
+                }
+                None => false,
+            };
+            if *offset < leader_leo {
+                any_new = true;
+            }
+            let in_isr = h.isr.contains(&follower);
+            if !in_isr
+                && !h.isr_update_pending
+                && *offset >= h.hw
+                && *offset >= h.leader_epoch_start_offset
+                && h.replicas.contains(&follower)
+            {
+                expand.push(tp.clone());
+            }
+            hw_moved |= h.maybe_increment_hw(self.id, now, lag);
+            // Again at another time, this would only move the fetch times.
+            idle &= has_remote && *offset == leader_leo && in_isr && h.hw == leader_leo;
+        }
+        if hw_moved {
+            hosted.touch();
+        }
+        for tp in expand {
+            self.maybe_expand_isr(io, &tp, follower);
+        }
+        if idle && !hw_moved {
+            self.replica_manager.partitions.start_idle_rounds(follower, Arc::clone(partitions), now);
+        }
+        any_new
+    }
+
     /// A parked fetch's wait is over.
     pub(super) fn on_delayed_fetch_expired(&mut self, io: &mut Io, follower: BrokerId, token: u64) {
         if self.parked_tokens.get(&follower) != Some(&token) {
@@ -176,26 +232,8 @@ impl Broker {
         }
     }
 
-    fn respond_fetch(
-        &mut self,
-        io: &mut Io,
-        follower: BrokerId,
-        follower_incarnation: u32,
-        generation: u64,
-        partitions: &[(TopicPartition, u64)],
-    ) {
-        let rm = &self.replica_manager;
-        let results: Vec<(TopicPartition, FetchResult)> = partitions
-            .iter()
-            .map(|(tp, _)| {
-                let r = match rm.partitions.get(tp) {
-                    Some(h) if h.role == Role::Leader => FetchResult { error: Errors::NONE, leader_leo: h.leo, hw: h.hw },
-                    _ if rm.offline.contains(tp) => FetchResult { error: Errors::KAFKA_STORAGE_ERROR, leader_leo: 0, hw: 0 },
-                    _ => FetchResult { error: Errors::NOT_LEADER_OR_FOLLOWER, leader_leo: 0, hw: 0 },
-                };
-                (tp.clone(), r)
-            })
-            .collect();
+    fn respond_fetch(&mut self, io: &mut Io, follower: BrokerId, follower_incarnation: u32, generation: u64, partitions: &FetchPartitions) {
+        let results = self.fetch_results(follower, partitions);
         let delay = io.departure_delay_ms();
         io.fx.schedule(
             delay,
@@ -207,39 +245,46 @@ impl Broker {
         );
     }
 
+    /// Per partition of a fetch, the leader's LEO and HW (or an error). The
+    /// last answer to this follower again (the same list, by address) if it
+    /// answered the same request and nothing has changed since.
+    fn fetch_results(&mut self, follower: BrokerId, partitions: &FetchPartitions) -> FetchResults {
+        let rm = &mut self.replica_manager;
+        let version = rm.partitions.version();
+        if let Some(c) = rm.fetch_responses.get(&follower) {
+            if c.version == version && Arc::ptr_eq(&c.request, partitions) {
+                return Arc::clone(&c.results);
+            }
+        }
+        let results: FetchResults = Arc::new(
+            partitions
+                .iter()
+                .map(|(tp, _)| {
+                    let r = match rm.partitions.get(tp) {
+                        Some(h) if h.role == Role::Leader => FetchResult { error: Errors::NONE, leader_leo: h.leo, hw: h.hw },
+                        _ if rm.offline.contains(tp) => FetchResult { error: Errors::KAFKA_STORAGE_ERROR, leader_leo: 0, hw: 0 },
+                        _ => FetchResult { error: Errors::NOT_LEADER_OR_FOLLOWER, leader_leo: 0, hw: 0 },
+                    };
+                    (tp.clone(), r)
+                })
+                .collect(),
+        );
+        rm.fetch_responses.insert(follower, CachedResponse { request: Arc::clone(partitions), version, results: Arc::clone(&results) });
+        results
+    }
+
     /// The follower side: take the leader's data (appending, or truncating
     /// after an unclean election), follow its HW, fetch again.
-    pub(super) fn handle_fetch_response(
-        &mut self,
-        io: &mut Io,
-        leader: BrokerId,
-        generation: u64,
-        results: Vec<(TopicPartition, FetchResult)>,
-    ) {
-        let current = self.replica_manager.fetchers.get(&leader).map(|s| s.generation);
-        if current != Some(generation) {
+    pub(super) fn handle_fetch_response(&mut self, io: &mut Io, leader: BrokerId, generation: u64, results: FetchResults) {
+        let Some(session) = self.replica_manager.fetchers.get(&leader) else { return };
+        if session.generation != generation {
             return;
         }
-        let mut errors = false;
-        let mut moved = Vec::new();
-        for (tp, r) in results {
-            let in_session = self.replica_manager.fetchers.get(&leader).map(|s| s.partitions.contains(&tp)).unwrap_or(false);
-            let Some(h) = self.replica_manager.partitions.get_mut(&tp) else { continue };
-            if !in_session || h.role != Role::Follower {
-                continue;
-            }
-            if r.error != Errors::NONE {
-                errors = true;
-                continue;
-            }
-            if r.leader_leo != h.leo {
-                moved.push((tp.clone(), h.leo, r.leader_leo));
-                h.leo = r.leader_leo;
-            }
-            h.hw = r.hw.min(h.leo);
-        }
-        let actor = self.rm_actor();
+        let version = self.replica_manager.partitions.version();
+        let repeated = matches!(&session.applied, Some((v, r)) if *v == version && Arc::ptr_eq(r, &results));
+        let (errors, moved) = if repeated { (false, Vec::new()) } else { self.apply_fetch_results(leader, &results) };
         for (tp, from, to) in moved {
+            let actor = self.rm_actor();
             let verb = if to < from { "truncated" } else { "fetched" };
             io.record(
                 &actor,
@@ -263,6 +308,43 @@ impl Broker {
         } else {
             self.send_fetch(io, leader);
         }
+    }
+
+    /// `processPartitionData` for every partition of a response that is not
+    /// the one last applied (which, applied again, would change nothing):
+    /// returns whether any partition had an error, and the LEOs that moved.
+    fn apply_fetch_results(&mut self, leader: BrokerId, results: &FetchResults) -> (bool, Vec<(TopicPartition, u64, u64)>) {
+        let rm = &mut self.replica_manager;
+        let Some(session) = rm.fetchers.get(&leader) else { return (false, Vec::new()) };
+        let mut errors = false;
+        let mut changed = false;
+        let mut moved = Vec::new();
+        for (tp, r) in results.iter() {
+            let in_session = session.partitions.contains(tp);
+            let Some(h) = rm.partitions.fetch_state_mut(tp) else { continue };
+            if !in_session || h.role != Role::Follower {
+                continue;
+            }
+            if r.error != Errors::NONE {
+                errors = true;
+                continue;
+            }
+            if r.leader_leo != h.leo {
+                moved.push((tp.clone(), h.leo, r.leader_leo));
+                h.leo = r.leader_leo;
+            }
+            let hw = r.hw.min(h.leo);
+            changed |= hw != h.hw;
+            h.hw = hw;
+        }
+        if changed || !moved.is_empty() {
+            rm.partitions.touch();
+        }
+        let version = rm.partitions.version();
+        if let Some(s) = rm.fetchers.get_mut(&leader) {
+            s.applied = if errors { None } else { Some((version, Arc::clone(results))) };
+        }
+        (errors, moved)
     }
 
     pub(super) fn on_fetch_backoff(&mut self, io: &mut Io, leader: BrokerId, generation: u64) {
@@ -319,6 +401,7 @@ impl Broker {
                 rm.fetch_paused.remove(tp);
             }
         }
+        rm.partitions.touch();
         let actor = self.rm_actor();
         let what = tp.map(|t| t.to_string()).unwrap_or_else(|| "every partition".into());
         io.record(
@@ -355,6 +438,8 @@ impl Broker {
     fn maybe_shrink_isr(&mut self, io: &mut Io) {
         let now = io.now.as_u64();
         let lag = self.config.replica_lag_time_max_ms;
+        // The followers' fetch times as their idle rounds left them.
+        self.replica_manager.partitions.apply_idle_rounds();
         let led: Vec<(TopicPartition, Vec<BrokerId>)> = self
             .replica_manager
             .partitions
@@ -514,23 +599,27 @@ impl Broker {
     fn checkpoint_high_watermarks(&mut self, io: &mut Io) {
         let actor = self.rm_actor();
         let dirs: Vec<u32> = (0..self.log_dirs).filter(|d| self.replica_manager.log_dirs[*d as usize]).collect();
-        for d in &dirs {
-            let text = self.replica_manager.checkpoint_text(*d);
-            self.replica_manager.checkpoints.insert(*d, text);
+        let version = self.replica_manager.partitions.version();
+        // Unchanged partitions (same version) would write the same files.
+        if self.replica_manager.checkpointed_version != Some(version) {
+            for d in &dirs {
+                let text = self.replica_manager.checkpoint_text(*d);
+                self.replica_manager.checkpoints.insert(*d, text);
+            }
+            let rm = &mut self.replica_manager;
+            for (tp, h) in &rm.partitions {
+                rm.checkpointed.insert(tp.clone(), h.hw);
+            }
+            rm.checkpointed_version = Some(version);
         }
-        let rm = &mut self.replica_manager;
-        for (tp, h) in &rm.partitions {
-            rm.checkpointed.insert(tp.clone(), h.hw);
-        }
-        let shown: Vec<String> =
-            dirs.iter().map(|d| format!("{}: {}", log_dir_path(*d), self.replica_manager.checkpoints[d].replace('\n', "⏎"))).collect();
-        io.record(
-            &actor,
-            "scheduled-task",
-            "ReplicaManager.checkpointHighWatermarks",
-            format!("highwatermark-checkpoint: wrote replication-offset-checkpoint in {}", shown.join("; ")),
-            json!({"files": dirs.iter().map(|d| (format!("{}/replication-offset-checkpoint", log_dir_path(*d)), json!(self.replica_manager.checkpoints[d]))).collect::<serde_json::Map<_, _>>()}),
-        );
+        let checkpoints = &self.replica_manager.checkpoints;
+        io.record_with(&actor, "scheduled-task", "ReplicaManager.checkpointHighWatermarks", || {
+            let shown: Vec<String> = dirs.iter().map(|d| format!("{}: {}", log_dir_path(*d), checkpoints[d].replace('\n', "⏎"))).collect();
+            (
+                format!("highwatermark-checkpoint: wrote replication-offset-checkpoint in {}", shown.join("; ")),
+                json!({"files": dirs.iter().map(|d| (format!("{}/replication-offset-checkpoint", log_dir_path(*d)), json!(checkpoints[d]))).collect::<serde_json::Map<_, _>>()}),
+            )
+        });
     }
 
     /// `fail-log-dir`: an IOException in dir `dir`; the LogDirFailureChannel
@@ -593,6 +682,7 @@ impl Broker {
                 s.partitions.remove(tp);
             }
         }
+        self.replica_manager.partitions.touch();
         if let Some(d) = self.replica_manager.log_dirs.get_mut(dir as usize) {
             *d = false;
         }
