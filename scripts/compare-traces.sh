@@ -30,7 +30,7 @@ kill broker 0
 run 60s
 EOK
 
-mapfile -t files < <(ls static/scenarios/*.kzs; find tests/scenarios -name '*.kzs' | sort; echo "$work/big2000.kzs"; printf '%s\n' "$@")
+mapfile -t files < <(ls static/scenarios/*.kzs; find tests/scenarios -name '*.kzs' | sort; echo "$work/big2000.kzs"; (($#)) && printf '%s\n' "$@")
 
 # play BIN OUT FILE [ARGS]: one run; its outputs under OUT.*
 play() {
