@@ -17,6 +17,7 @@ use crate::panels::znodes::Znodes;
 use crate::scenarios;
 use crate::state::{Action, AppState, Snap, SPEEDS};
 use gloo_timers::callback::Interval;
+use std::cell::RefCell;
 use std::rc::Rc;
 use yew::prelude::*;
 
@@ -87,14 +88,27 @@ pub fn app() -> Html {
             move || drop(interval)
         });
     }
-    // The address bar is always a permalink (not rewritten mid-play).
+    // The address bar is always a permalink (not rewritten mid-play). It is
+    // written here, before this render touches the page, not in an effect
+    // after it: the browser lays the page out again for `replaceState`, and
+    // with the new rows waiting that was 5 ms a step and 40 ms a seek on a
+    // big cluster (issue 9). Only a changed link is written. The first one
+    // waits until the page is drawn: panels read the address they were
+    // opened with (`&tour=1`) as they mount.
     {
+        let written = use_mut_ref(|| None::<Option<String>>);
         let link = if state.playing || state.to_end { None } else { state.permalink() };
-        use_effect_with(link, |link| {
-            if let Some(link) = link {
-                dom::replace_address(link);
+        let write = |written: &RefCell<Option<Option<String>>>, link: Option<String>| {
+            if let Some(l) = &link {
+                dom::replace_address(l);
             }
-        });
+            *written.borrow_mut() = Some(link);
+        };
+        let mounted = written.borrow().is_some();
+        if mounted && link.is_some() && written.borrow().as_ref() != Some(&link) {
+            write(&written, link.clone());
+        }
+        use_effect_with((), move |_| write(&written, link));
     }
     // `<html lang>` follows the interface language.
     use_effect_with(state.lang, |lang| lang.apply_to_document());
