@@ -39,14 +39,52 @@ pub fn sequence(p: &SequenceProps) -> Html {
         let branch = crate::panels::events::branch_of(sandbox.timeline().injections());
         recent.1.diagram(branch, entries, &brokers, MAX)
     };
-    let x = |lane: usize| LEFT + lane as f64 * LANE;
-    let width = LEFT + (d.lanes.len().max(2) as f64 - 1.0) * LANE + 110.0;
-    let height = TOP + (d.msgs.len().max(1) as f64) * ROW + 10.0;
+    // Expiries are labelled with their summary: in the page's language.
+    let labels: Vec<String> = d
+        .msgs
+        .iter()
+        .map(|m| match entries.get((m.step as usize).wrapping_sub(1)).filter(|e| m.kind == "expire" && e.step == m.step) {
+            Some(e) => p.lang.summary_text(&e.kind, &e.summary).chars().take(48).collect(),
+            None => m.label.clone(),
+        })
+        .collect();
+    let current = d.msgs.iter().any(|m| m.step as usize == position).then_some(position as u64);
     html! {
         <section class="kz-panel kz-seq" aria-labelledby="kz-seq-h">
             <h2 id="kz-seq-h" class="kz-panel-title">{ p.lang.t("Sequence diagram") }
                 <span class="kz-panel-note">{ p.lang.t("The last ZooKeeper requests, watch notifications and control requests.") }</span>
             </h2>
+            <Drawing diagram={Rc::new(d)} {labels} {current} lang={p.lang} on={p.on.clone()} />
+        </section>
+    }
+}
+
+/// The diagram itself: redrawn only when its messages, their labels or the
+/// highlighted one change, not at every step (a long run's fetch rounds
+/// send none of the messages drawn).
+#[derive(Properties)]
+struct DrawingProps {
+    diagram: Rc<seq::Diagram>,
+    labels: Vec<String>,
+    /// The step whose message is highlighted, if one of them is this step's.
+    current: Option<u64>,
+    lang: Lang,
+    on: Callback<Action>,
+}
+
+impl PartialEq for DrawingProps {
+    fn eq(&self, o: &DrawingProps) -> bool {
+        self.diagram == o.diagram && (&self.labels, self.current, self.lang) == (&o.labels, o.current, o.lang) && self.on == o.on
+    }
+}
+
+#[function_component(Drawing)]
+fn drawing(p: &DrawingProps) -> Html {
+    let d = &*p.diagram;
+    let x = |lane: usize| LEFT + lane as f64 * LANE;
+    let width = LEFT + (d.lanes.len().max(2) as f64 - 1.0) * LANE + 110.0;
+    let height = TOP + (d.msgs.len().max(1) as f64) * ROW + 10.0;
+    html! {
             <div class="kz-seq-scroll">
                 <svg class="kz-seq-svg" data-testid="sequence-diagram" width={width.to_string()} height={height.to_string()}
                     viewBox={format!("0 0 {width} {height}")} role="img" aria-label={p.lang.t("Sequence diagram")}>
@@ -56,20 +94,15 @@ pub fn sequence(p: &SequenceProps) -> Html {
                             <text x={x(i).to_string()} y="14" text-anchor="middle" translate="no">{ lane }</text>
                         </g>
                     }) }
-                    { for d.msgs.iter().enumerate().map(|(row, m)| {
+                    { for d.msgs.iter().zip(&p.labels).enumerate().map(|(row, (m, label))| {
                         let y = TOP + row as f64 * ROW + 8.0;
                         let (x1, x2) = (x(m.from), x(m.to));
-                        let current = m.step as usize == position;
+                        let current = Some(m.step) == p.current;
                         let class = classes!("kz-msg", format!("kz-msg-{}", m.kind), (!m.ok).then_some("kz-msg-err"), current.then_some("kz-msg-current"),
                             format::actor_class(&d.lanes[if m.kind == "watch" { m.to } else { m.from }]));
                         let go = {
                             let (on, step) = (p.on.clone(), m.step);
                             Callback::from(move |_: MouseEvent| on.emit(Action::Seek(step)))
-                        };
-                        // Expiries are labelled with their summary: in the page's language.
-                        let label = match entries.iter().find(|e| e.step == m.step).filter(|_| m.kind == "expire") {
-                            Some(e) => p.lang.summary_text(&e.kind, &e.summary).chars().take(48).collect(),
-                            None => m.label.clone(),
                         };
                         let step_label = html! { <text class="kz-msg-step" x="6" y={(y + 4.0).to_string()}>{ format!("#{}", m.step) }</text> };
                         if m.from == m.to {
@@ -78,7 +111,7 @@ pub fn sequence(p: &SequenceProps) -> Html {
                                     <title>{ format!("#{} {}", m.step, label) }</title>
                                     { step_label }
                                     <circle cx={x1.to_string()} cy={y.to_string()} r="5" />
-                                    <text x={(x1 + 9.0).to_string()} y={(y + 4.0).to_string()}>{ short(&label, 40) }</text>
+                                    <text x={(x1 + 9.0).to_string()} y={(y + 4.0).to_string()}>{ short(label, 40) }</text>
                                 </g>
                             }
                         } else {
@@ -100,7 +133,6 @@ pub fn sequence(p: &SequenceProps) -> Html {
                     }
                 </svg>
             </div>
-        </section>
     }
 }
 
