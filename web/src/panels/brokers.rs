@@ -8,6 +8,7 @@ use crate::panels::icons;
 use crate::state::Action;
 use crate::state::Snap;
 use kzsim::view::{BrokerView, View};
+use std::rc::Rc;
 use yew::prelude::*;
 
 #[derive(Properties, PartialEq)]
@@ -63,12 +64,16 @@ pub fn brokers(p: &BrokersProps) -> Html {
             if view.brokers.is_empty() && p.declared == 0 {
                 <p class="kz-muted">{ p.lang.t("No brokers: this scenario is a bare ZooKeeper.") }</p>
             }
-            <div class="kz-cards">
-                { for view.brokers.iter().map(|b| card(b, view, p.lang, &p.on)) }
-                if view.brokers.is_empty() {
-                    { for (0..p.declared as i32).map(|id| not_yet(id, p.lang)) }
-                }
-            </div>
+            <ContextProvider<Clock> context={Clock(view.clone())}>
+                <div class="kz-cards">
+                    { for view.brokers.iter().enumerate().map(|(index, b)| html! {
+                        <Card key={b.id} view={view.clone()} {index} lang={p.lang} on={p.on.clone()} />
+                    }) }
+                    if view.brokers.is_empty() {
+                        { for (0..p.declared as i32).map(|id| not_yet(id, p.lang)) }
+                    }
+                </div>
+            </ContextProvider<Clock>>
         </section>
     }
 }
@@ -88,9 +93,69 @@ fn not_yet(id: i32, lang: Lang) -> Html {
     }
 }
 
-fn card(b: &BrokerView, view: &View, lang: Lang, on: &Callback<Action>) -> Html {
-    let t = |s| lang.t(s);
+/// The view the session countdowns read: they move at every step, so they
+/// are drawn by [`Expiry`], which follows it, and a card redraws only when
+/// something else on it changes (issue 9: fifty cards redrawn at every step).
+#[derive(Clone)]
+struct Clock(Rc<View>);
+
+impl PartialEq for Clock {
+    fn eq(&self, other: &Clock) -> bool {
+        Rc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+/// What a card draws of a broker, but for the session countdown.
+fn drawn(b: &BrokerView) -> impl PartialEq + '_ {
+    (
+        (b.id, b.state, b.controller, b.zombie, b.controller_epoch, b.broker_epoch, b.fetch_paused, b.port),
+        (&b.session, &b.log_dirs, &b.controller_queue, &b.controller_busy_with, &b.host),
+    )
+}
+
+#[derive(Properties)]
+struct CardProps {
+    view: Rc<View>,
+    /// The broker's place in `view.brokers`.
+    index: usize,
+    lang: Lang,
+    on: Callback<Action>,
+}
+
+impl PartialEq for CardProps {
+    fn eq(&self, o: &CardProps) -> bool {
+        (self.lang, &self.on) == (o.lang, &o.on) && self.view.brokers.get(self.index).map(drawn) == o.view.brokers.get(o.index).map(drawn)
+    }
+}
+
+#[function_component(Card)]
+fn card_component(p: &CardProps) -> Html {
+    p.view.brokers.get(p.index).map(|b| card(b, p.index, p.lang, &p.on)).unwrap_or_default()
+}
+
+#[derive(Properties, PartialEq)]
+struct ExpiryProps {
+    index: usize,
+    lang: Lang,
+}
+
+/// A broker's session countdown, read from the [`Clock`].
+#[function_component(Expiry)]
+fn expiry(p: &ExpiryProps) -> Html {
+    let Some(Clock(view)) = use_context::<Clock>() else { return Html::default() };
+    let Some(b) = view.brokers.get(p.index) else { return Html::default() };
+    let Some(left) = b.session_expires_in_ms else { return Html::default() };
     let timeout = b.session.as_ref().and_then(|s| view.sessions.iter().find(|v| &v.id == s)).map(|s| s.timeout_ms);
+    html! {
+        <div class="kz-expiry" title={p.lang.t("expires in")}>
+            <span class="kz-meter" style={format!("--pct: {:.1}%", timeout.map(|t| left as f64 * 100.0 / t.max(1) as f64).unwrap_or(100.0))}></span>
+            { format!(" {}", format::countdown(left)) }
+        </div>
+    }
+}
+
+fn card(b: &BrokerView, index: usize, lang: Lang, on: &Callback<Action>) -> Html {
+    let t = |s| lang.t(s);
     let act = |command: String| {
         let on = on.clone();
         Callback::from(move |_: MouseEvent| on.emit(Action::Act(command.clone())))
@@ -120,12 +185,7 @@ fn card(b: &BrokerView, view: &View, lang: Lang, on: &Callback<Action>) -> Html 
                 <dt>{ t("session") }</dt>
                 <dd>
                     <span translate="no">{ b.session.clone().unwrap_or_else(|| "—".into()) }</span>
-                    if let Some(left) = b.session_expires_in_ms {
-                        <div class="kz-expiry" title={t("expires in")}>
-                            <span class="kz-meter" style={format!("--pct: {:.1}%", timeout.map(|t| left as f64 * 100.0 / t.max(1) as f64).unwrap_or(100.0))}></span>
-                            { format!(" {}", format::countdown(left)) }
-                        </div>
-                    }
+                    <Expiry {index} {lang} />
                 </dd>
                 <dt>{ t("listener") }</dt>
                 <dd translate="no">{ format!("{}:{}", b.host, b.port) }</dd>
