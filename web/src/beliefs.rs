@@ -71,41 +71,19 @@ pub fn partition_beliefs(p: &PartitionView, brokers: &[BrokerView], controller: 
 /// out because they agree with ZooKeeper.
 pub type Table<'a> = (&'a PartitionView, Vec<Belief>, usize);
 
-/// Whether the controller or a live broker holds another leadership for
-/// `part` than ZooKeeper does.
-fn anyone_disagrees(part: &PartitionView, brokers: &[BrokerView], controller: Option<i32>) -> bool {
-    (controller.is_some() && compare(&truth(part), &part.controller_view) != [false; 3])
-        // The view lists only what differs from ZooKeeper.
-        || brokers.iter().filter(|b| b.state != "stopped").any(|b| b.metadata.contains_key(&part.tp))
-}
-
-/// At most this many partitions get a belief table; the ones where some
-/// actor disagrees with ZooKeeper come first.
-pub const TABLES: usize = 12;
 /// With more brokers than this, a table lists only the partition's own
 /// replicas and the brokers that disagree; the rest are counted.
 pub const ALL_ROWS_UP_TO: usize = 8;
 
-/// The belief tables worth drawing — (partition, rows, brokers left out
-/// because they agree) — and how many partitions were left out. A big
-/// cluster would otherwise draw (brokers + 2) rows for every partition at
-/// every step: 52,000 rows for 1,000 partitions (issue 9).
-pub fn worth_showing<'a>(partitions: &'a [PartitionView], brokers: &[BrokerView], controller: Option<i32>) -> (Vec<Table<'a>>, usize) {
+/// The belief tables of `partitions` — (partition, rows, brokers left out
+/// because they agree) — in their order. The view chose them
+/// (`View::belief_partitions`: those where an actor disagrees with ZooKeeper
+/// first, at most `kzsim::view::BELIEF_TABLES`); a big cluster would
+/// otherwise draw (brokers + 2) rows for every partition at every step:
+/// 52,000 rows for 1,000 partitions (issue 9).
+pub fn tables<'a>(partitions: &'a [PartitionView], brokers: &[BrokerView], controller: Option<i32>) -> Vec<Table<'a>> {
     let mut tables: Vec<Table> = Vec::new();
-    // Cheap first: which partitions does anyone disagree on (no rows built).
-    let (mut differing, mut agreeing) = (Vec::new(), Vec::new());
     for part in partitions {
-        if differing.len() >= TABLES {
-            break;
-        }
-        if anyone_disagrees(part, brokers, controller) {
-            differing.push(part);
-        } else if agreeing.len() < TABLES {
-            agreeing.push(part);
-        }
-    }
-    let shown = (differing.len() + agreeing.len()).min(TABLES);
-    for part in differing.into_iter().chain(agreeing).take(TABLES) {
         let rows = partition_beliefs(part, brokers, controller);
         let before = rows.len();
         let rows: Vec<Belief> = if brokers.len() <= ALL_ROWS_UP_TO {
@@ -123,7 +101,7 @@ pub fn worth_showing<'a>(partitions: &'a [PartitionView], brokers: &[BrokerView]
         let hidden = before - rows.len();
         tables.push((part, rows, hidden));
     }
-    (tables, partitions.len() - shown)
+    tables
 }
 
 /// The brokers registered in ZooKeeper (`/brokers/ids` children).

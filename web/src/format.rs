@@ -34,6 +34,13 @@ pub fn fnv1a(bytes: impl IntoIterator<Item = u8>) -> u64 {
     bytes.into_iter().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3))
 }
 
+/// A fingerprint of the learner's actions: equal actions give an equal
+/// trace, since the simulation is deterministic (the event log's entries and
+/// the sequence diagram key what they keep by it).
+pub fn branch_of(actions: &[(u64, String)]) -> u64 {
+    fnv1a(actions.iter().flat_map(|(at, text)| at.to_le_bytes().into_iter().chain(text.bytes()).chain([0xff])))
+}
+
 pub fn hex(v: i64) -> String {
     format!("0x{v:x}")
 }

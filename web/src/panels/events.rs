@@ -144,7 +144,7 @@ pub fn event_log(p: &EventsProps) -> Html {
     }
     // The filters' choices: every actor and kind in the trace, gathered once
     // per trace (not per step: a big cluster's trace has 80,000 entries).
-    let branch = branch_of(sandbox.timeline().injections());
+    let branch = format::branch_of(sandbox.timeline().injections());
     let choices = {
         let sandbox = p.snap.sandbox.clone();
         use_memo((SandboxRef(p.snap.sandbox.clone()), branch, trace.len()), move |_| {
@@ -256,10 +256,4 @@ fn event_item(p: &EventItemProps) -> Html {
     } else {
         html! { <li {class} data-testid="event" data-step={step.to_string()} data-kind={e.kind.clone()} aria-current={current.then_some("step")}>{ body }</li> }
     }
-}
-
-/// A fingerprint of the learner's actions: equal actions give an equal
-/// trace, since the simulation is deterministic.
-pub fn branch_of(actions: &[(u64, String)]) -> u64 {
-    format::fnv1a(actions.iter().flat_map(|(at, text)| at.to_le_bytes().into_iter().chain(text.bytes()).chain([0xff])))
 }

@@ -59,13 +59,14 @@ pub fn first_page() -> Pages {
 
 /// The view a page draws: the partitions `pages` asks for, in pages of
 /// [`PAGE`] rows, or of [`BIG_PAGE`] once the cluster has more than [`PAGE`]
-/// partitions (found out by asking for the small page first: the second
-/// view of a small cluster reuses what the first one built).
+/// partitions (found out by asking for the small page first; a cluster of
+/// 51 to 500 partitions is asked again, and that view reuses what the
+/// first one built).
 pub fn view_for(sandbox: &Sandbox, pages: &Pages) -> View {
     let window = |size: usize| Window { filter: pages.filter.clone(), limit: pages.pages.saturating_mul(size) };
     let view = sandbox.view_window(&window(BIG_PAGE));
-    if view.partition_count > PAGE {
-        view
+    if view.partition_count > PAGE || view.partitions.len() == view.partition_matches {
+        view // a big cluster, or every wanted row is in already
     } else {
         sandbox.view_window(&window(PAGE))
     }
@@ -202,7 +203,7 @@ pub fn beliefs_panel(p: &PartitionsProps) -> Html {
     let many_brokers = view.brokers.len() > beliefs::ALL_ROWS_UP_TO;
     let agreeing = live.iter().filter(|(_, _, differs)| !differs).count();
     // The view carries the partitions worth a table, in the order they come.
-    let (shown, _) = beliefs::worth_showing(&view.belief_partitions, &view.brokers, controller);
+    let shown = beliefs::tables(&view.belief_partitions, &view.brokers, controller);
     let rest = view.partition_count.saturating_sub(shown.len());
     let cell = |differs: bool, content: Html| html! { <td class={classes!(differs.then_some("kz-differs"))}>{ content }</td> };
     let claim_cells = |claim: &Option<beliefs::Leadership>, differs: [bool; 3]| match claim {

@@ -36,7 +36,7 @@ pub fn sequence(p: &SequenceProps) -> Html {
         if !Rc::ptr_eq(&recent.0, &p.snap.sandbox) {
             *recent = (p.snap.sandbox.clone(), seq::Recent::default());
         }
-        let branch = crate::panels::events::branch_of(sandbox.timeline().injections());
+        let branch = format::branch_of(sandbox.timeline().injections());
         recent.1.diagram(branch, entries, &brokers, MAX)
     };
     // Expiries are labelled with their summary: in the page's language.
