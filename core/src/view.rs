@@ -254,9 +254,26 @@ pub fn view_cached(timeline: &Timeline, cache: &mut ViewCache, window: &Window) 
 impl ViewCache {
     fn in_zookeeper(&mut self, sim: &Sim) -> Arc<InZookeeper> {
         let zxid = sim.zk().last_zxid();
-        match &self.zookeeper {
-            Some((at, decoded)) if *at == zxid => decoded.clone(),
-            _ => {
+        let since = match &self.zookeeper {
+            Some((at, decoded)) if *at == zxid => return decoded.clone(),
+            // Forward on the same timeline (a seek back, or the learner's
+            // action, which drops the cache, changes the history).
+            Some((at, _)) if zxid > *at => written_since(sim, *at),
+            _ => Written::Anything,
+        };
+        match (since, self.zookeeper.take()) {
+            (Written::Nothing, Some((_, decoded))) => {
+                self.zookeeper = Some((zxid, decoded.clone()));
+                decoded
+            }
+            (Written::States(paths), Some((_, decoded))) => {
+                let (decoded, changed) = with_states(&decoded, paths, sim);
+                self.truth += u64::from(changed);
+                self.zookeeper = Some((zxid, decoded.clone()));
+                decoded
+            }
+            (_, previous) => {
+                self.zookeeper = previous;
                 let fresh = self.decode_partitions(sim);
                 let decoded = match self.zookeeper.take() {
                     Some((_, same)) if *same == fresh => same,
@@ -326,6 +343,63 @@ impl ViewCache {
                 (differences, agreeing)
             }
         }
+    }
+}
+
+/// What was written under `/brokers/topics` since a zxid.
+enum Written {
+    /// Nothing: the decoded partitions stand.
+    Nothing,
+    /// Only these partition state znodes' data (a leader election, an ISR
+    /// change): patch them into the decoded partitions.
+    States(Vec<String>),
+    /// Anything else (a topic created, deleted or reassigned): decode again.
+    Anything,
+}
+
+/// Reads the stats under `/brokers/topics` for writes after `zxid`: a
+/// created or deleted node moves its parent's pzxid, set data its mzxid.
+/// A walk of the stats is far cheaper than decoding every partition again,
+/// which at each ZooKeeper write of a big cluster was most of its view
+/// (issue 9).
+fn written_since(sim: &Sim, zxid: i64) -> Written {
+    let tree = sim.zk().tree();
+    let Some(root) = tree.get(zk_data::BROKER_TOPICS) else { return Written::Anything };
+    if root.stat.pzxid > zxid || root.stat.mzxid > zxid {
+        return Written::Anything;
+    }
+    let mut states = Vec::new();
+    for (path, node) in tree.descendants(zk_data::BROKER_TOPICS) {
+        if node.stat.pzxid > zxid || (node.stat.mzxid > zxid && !path.ends_with("/state")) {
+            return Written::Anything;
+        }
+        if node.stat.mzxid > zxid {
+            states.push(path.clone());
+        }
+    }
+    if states.is_empty() {
+        Written::Nothing
+    } else {
+        Written::States(states)
+    }
+}
+
+/// `decoded` with the state znodes at `paths` read again, and whether any
+/// of them changed what it holds.
+fn with_states(decoded: &Arc<InZookeeper>, paths: Vec<String>, sim: &Sim) -> (Arc<InZookeeper>, bool) {
+    let tree = sim.zk().tree();
+    let mut patched: Option<InZookeeper> = None;
+    for path in paths {
+        let Some((topic, partition)) = zk_data::parse_partition_state_path(&path) else { continue };
+        let Ok(i) = decoded.binary_search_by(|(tp, _, _)| (tp.topic.as_str(), tp.partition).cmp(&(topic, partition))) else { continue };
+        let state = tree.get(&path).and_then(|n| LeaderIsrAndControllerEpoch::decode(&n.data, n.stat.version));
+        if decoded[i].2 != state {
+            patched.get_or_insert_with(|| decoded.as_ref().clone())[i].2 = state;
+        }
+    }
+    match patched {
+        Some(p) => (Arc::new(p), true),
+        None => (decoded.clone(), false),
     }
 }
 
@@ -500,7 +574,7 @@ fn brokers(sim: &Sim, in_zookeeper: &InZookeeper, cache: &mut ViewCache) -> Vec<
                     .handlers
                     .topic_overrides
                     .iter()
-                    .filter(|(t, _)| b.is_alive() && !b.logs_of(t).is_empty())
+                    .filter(|(t, _)| b.is_alive() && b.has_log_of(t))
                     .map(|(t, o)| (t.clone(), o.clone()))
                     .collect(),
             }
@@ -571,7 +645,12 @@ fn window_rows(in_zookeeper: &InZookeeper, window: &Window) -> (Vec<usize>, usiz
 /// context or a running broker's metadata cache differs from ZooKeeper
 /// first, then the first of the others.
 fn belief_rows(sim: &Sim, in_zookeeper: &InZookeeper, brokers: &[BrokerView]) -> Vec<usize> {
-    let controller = sim.active_controller();
+    // One ordered walk beside ZooKeeper's partitions (the controller's
+    // context is in the same (topic, partition) order): a lookup per
+    // partition in the controller's map was most of a big cluster's view at
+    // every step (issue 9). The caches are asked only while fewer than
+    // BELIEF_TABLES differ, and only those with differences at all.
+    let mut leadership = sim.active_controller().map(|c| c.ctx.leadership.iter().peekable());
     let running: Vec<&BrokerView> = brokers.iter().filter(|b| b.state != "stopped" && !b.metadata.is_empty()).collect();
     let mut name = String::new();
     let (mut differing, mut agreeing) = (Vec::new(), Vec::new());
@@ -579,13 +658,18 @@ fn belief_rows(sim: &Sim, in_zookeeper: &InZookeeper, brokers: &[BrokerView]) ->
         if differing.len() >= BELIEF_TABLES {
             break;
         }
-        let controller_differs = controller.is_some_and(|c| {
-            let cached = c.ctx.leadership.get(tp).map(|l| (l.leader, l.leader_epoch, &l.isr));
+        let controller_differs = leadership.as_mut().is_some_and(|l| {
+            while l.next_if(|(c, _)| *c < tp).is_some() {}
+            let cached = l.next_if(|(c, _)| *c == tp).map(|(_, l)| (l.leader, l.leader_epoch, &l.isr));
             cached != state.as_ref().map(|s| (s.leader, s.leader_epoch, &s.isr))
         });
-        name.clear();
-        let _ = write!(name, "{tp}");
-        if controller_differs || running.iter().any(|b| b.metadata.contains_key(name.as_str())) {
+        let differs = controller_differs
+            || !running.is_empty() && {
+                name.clear();
+                let _ = write!(name, "{tp}");
+                running.iter().any(|b| b.metadata.contains_key(name.as_str()))
+            };
+        if differs {
             differing.push(i);
         } else if agreeing.len() < BELIEF_TABLES {
             agreeing.push(i);

@@ -292,7 +292,6 @@ const TABLE: &[(&str, &str)] = &[
     ("go to step {}", "跳到第 {} 步"),
     ("go to step {}: {}", "跳到第 {} 步：{}"),
     ("actual", "实际"),
-    ("… {} earlier steps (scrub back to see them)", "……之前还有 {} 步（拖动时间线回去查看）"),
     ("zk-request", "ZooKeeper 请求"),
     ("zk-result", "控制台结果"),
     ("zk-session", "ZooKeeper session"),

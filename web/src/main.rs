@@ -19,6 +19,7 @@ mod scenarios;
 mod seq;
 mod state;
 mod tour;
+mod viewport;
 
 fn main() {
     panic::install_hook();

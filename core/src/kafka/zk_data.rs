@@ -61,6 +61,16 @@ pub fn partition_state_path(tp: &TopicPartition) -> String {
     format!("{}/state", partition_path(tp))
 }
 
+/// The topic and partition of a partition state znode's path
+/// (`/brokers/topics/T/partitions/P/state`); None for any other path.
+pub fn parse_partition_state_path(path: &str) -> Option<(&str, i32)> {
+    let rest = path.strip_prefix(BROKER_TOPICS)?.strip_prefix('/')?.strip_suffix("/state")?;
+    let (topic, partition) = rest.split_once("/partitions/")?;
+    // Only the path Kafka writes for the pair: not `01`, not `+1`.
+    let number: i32 = partition.parse().ok().filter(|p: &i32| p.to_string() == partition)?;
+    Some((topic, number)).filter(|(t, _)| !t.is_empty() && !t.contains('/'))
+}
+
 pub fn delete_topic_path(topic: &str) -> String {
     format!("{DELETE_TOPICS}/{topic}")
 }
@@ -369,6 +379,24 @@ pub fn encode_config_change(entity_path: &str) -> Vec<u8> {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn partition_state_paths_parse_back() {
+        let tp = TopicPartition { topic: "orders-1".into(), partition: 12 };
+        assert_eq!(parse_partition_state_path(&partition_state_path(&tp)), Some(("orders-1", 12)));
+        for other in [
+            "/brokers/topics/t/partitions/01/state",
+            "/brokers/topics/t/partitions/+1/state",
+            "/brokers/topics/t/partitions/1",
+            "/brokers/topics/t/state",
+            "/brokers/topics//partitions/1/state",
+            "/brokers/topics/a/b/partitions/1/state",
+            "/brokers/ids/1",
+        ] {
+            assert_eq!(parse_partition_state_path(other), None, "{other}");
+        }
+    }
+
     use super::*;
 
     #[test]

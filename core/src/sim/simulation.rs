@@ -66,6 +66,17 @@ impl Sim {
         self.records_read = false;
     }
 
+    /// Whether the coming steps' summaries and details are read (see
+    /// [`Sim::set_records_unread`]): a timeline replaying steps it already
+    /// holds reads none of them.
+    pub fn set_records_read(&mut self, read: bool) {
+        self.records_read = read;
+    }
+
+    pub fn records_read(&self) -> bool {
+        self.records_read
+    }
+
     /// Plants a bug on purpose, to show the invariant checker catching it:
     /// ZooKeeper serves expired sessions, and the running brokers'
     /// controllers skip their epoch fences (the `/controller_epoch` check on

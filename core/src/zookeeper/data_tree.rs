@@ -131,6 +131,13 @@ impl DataTree {
         self.nodes.iter()
     }
 
+    /// The nodes below `path` (not `path` itself), in path order: the keys
+    /// from `path/` up to `path0` ('0' follows '/').
+    pub fn descendants(&self, path: &str) -> impl Iterator<Item = (&String, &ZNode)> {
+        let (from, to) = (format!("{path}/"), format!("{path}0"));
+        self.nodes.range::<str, _>((Bound::Included(from.as_str()), Bound::Excluded(to.as_str())))
+    }
+
     /// The ephemeral paths a session owns, in path order.
     pub fn ephemerals_of(&self, session: SessionId) -> Vec<String> {
         self.ephemerals.get(&session).map(|s| s.iter().cloned().collect()).unwrap_or_default()

@@ -4,13 +4,13 @@
 use crate::format;
 use crate::i18n::Lang;
 use crate::state::{Action, Snap};
+use crate::viewport::Viewport;
 use std::collections::BTreeSet;
 use web_sys::HtmlSelectElement;
 use yew::prelude::*;
 
-/// Entries shown at most before and after the current step.
-const PAST: usize = 1000;
-const FUTURE: usize = 100;
+/// Entries shown after the current step (greyed: what the script does next).
+const FUTURE: u64 = 100;
 
 #[derive(Properties, PartialEq)]
 pub struct EventsProps {
@@ -113,35 +113,22 @@ pub fn checkpoints(p: &CheckpointsProps) -> Html {
     }
 }
 
+/// Past this many entries the log is a virtual list (rows of one height,
+/// only those near the view drawn); up to it every entry is in the page,
+/// as the UI contract's `event-log` promises.
+const VIRTUAL_FROM: usize = 1000;
+
 #[function_component(EventLog)]
 pub fn event_log(p: &EventsProps) -> Html {
     let actor_filter = use_state(String::new);
     let kind_filter = use_state(String::new);
     let list_ref = use_node_ref();
+    let follower = use_mut_ref(|| None::<crate::dom::KeepInView>);
+    let virtual_list = use_mut_ref(VirtualList::default);
+    let redraw = use_force_update();
     let sandbox = p.snap.sandbox.borrow();
     let trace = sandbox.trace();
-    let position = sandbox.position() as usize;
-    {
-        // The list follows the current entry, scrolling only when it leaves
-        // the view: a scroll makes the browser repaint and hit-test the whole
-        // list, which at every step of a long run cost more than the rest of
-        // the page (issue 9).
-        let list_ref = list_ref.clone();
-        let follower = use_mut_ref(|| None::<crate::dom::KeepInView>);
-        use_effect_with(p.snap.version, move |_| {
-            if let Some(list) = list_ref.cast::<web_sys::Element>() {
-                let mut follower = follower.borrow_mut();
-                if follower.is_none() {
-                    *follower = crate::dom::KeepInView::new(&list);
-                }
-                match (list.query_selector(".kz-event-current").ok().flatten(), &*follower) {
-                    (Some(current), Some(follower)) => follower.follow(&current),
-                    (Some(current), None) => current.scroll_into_view(),
-                    (None, _) => crate::dom::scroll_to_bottom(&list),
-                }
-            }
-        });
-    }
+    let position = sandbox.position();
     // The filters' choices: every actor and kind in the trace, gathered once
     // per trace (not per step: a big cluster's trace has 80,000 entries).
     let branch = format::branch_of(sandbox.timeline().injections());
@@ -156,15 +143,75 @@ pub fn event_log(p: &EventsProps) -> Html {
         })
     };
     let (actors, kinds) = (&choices.0, &choices.1);
-    let keep = |e: &&kzsim::trace::TraceEntry| {
-        (actor_filter.is_empty() || format::actor_family(&e.actor) == actor_filter.as_str())
-            && (kind_filter.is_empty() || e.kind == *kind_filter)
+    // The steps the filters keep, once per trace and filter.
+    let kept = {
+        let sandbox = p.snap.sandbox.clone();
+        let key = (SandboxRef(p.snap.sandbox.clone()), branch, trace.len(), (*actor_filter).clone(), (*kind_filter).clone());
+        use_memo(key, move |(_, _, _, actor, kind)| {
+            let sandbox = sandbox.borrow();
+            let keep = |e: &&kzsim::trace::TraceEntry| {
+                (actor.is_empty() || format::actor_family(&e.actor) == actor.as_str()) && (kind.is_empty() || e.kind == *kind)
+            };
+            sandbox.trace().iter().filter(keep).map(|e| e.step).collect::<Vec<u64>>()
+        })
     };
-    // The first entry moves a hundred steps at a time: dropping the oldest
-    // entry at every step moved every other one, and the browser laid out,
-    // painted and hit-tested the whole list again (issue 9).
-    let from = position.saturating_sub(PAST) / 100 * 100;
-    let to = (position + FUTURE).min(trace.len());
+    // The log shows the steps so far and a few to come, greyed.
+    let shown = &kept[..kept.partition_point(|&s| s <= position + FUTURE)];
+    let virtual_mode = shown.len() > VIRTUAL_FROM;
+    let item = |step: u64| {
+        let when = match step.cmp(&position) {
+            std::cmp::Ordering::Greater => When::Future,
+            std::cmp::Ordering::Equal => When::Current,
+            std::cmp::Ordering::Less => When::Past,
+        };
+        html! { <EventItem key={step} sandbox={SandboxRef(p.snap.sandbox.clone())} {branch} {step} {when} clipped={virtual_mode} lang={p.lang} on={p.on.clone()} /> }
+    };
+    let entries = if virtual_mode {
+        *follower.borrow_mut() = None;
+        let mut list = virtual_list.borrow_mut();
+        let drawn = list.follow(shown, position);
+        let (above, below) = (list.viewport.extent(drawn.start), list.viewport.extent(shown.len() - drawn.end));
+        html! { <>
+            <li key="above" class="kz-event-spacer" aria-hidden="true" style={format!("height:{above}px")}></li>
+            { for shown[drawn].iter().map(|&s| item(s)) }
+            <li key="below" class="kz-event-spacer" aria-hidden="true" style={format!("height:{below}px")}></li>
+        </> }
+    } else {
+        html! { for shown.iter().map(|&s| item(s)) }
+    };
+    {
+        // A short list follows the current entry with an observer, scrolling
+        // only when it leaves the view: a scroll makes the browser repaint
+        // and hit-test the whole list (issue 9). A virtual list has chosen
+        // its scroll as it was drawn (`VirtualList::follow`) and applies it.
+        let (list_ref, virtual_list, redraw) = (list_ref.clone(), virtual_list.clone(), redraw.clone());
+        use_effect(move || {
+            let Some(list) = list_ref.cast::<web_sys::Element>() else { return };
+            if virtual_mode {
+                if virtual_list.borrow_mut().settle(&list) {
+                    redraw.force_update();
+                }
+                return;
+            }
+            let mut follower = follower.borrow_mut();
+            if follower.is_none() {
+                *follower = crate::dom::KeepInView::new(&list);
+            }
+            match (list.query_selector(".kz-event-current").ok().flatten(), &*follower) {
+                (Some(current), Some(follower)) => follower.follow(&current),
+                (Some(current), None) => current.scroll_into_view(),
+                (None, _) => crate::dom::scroll_to_bottom(&list),
+            }
+        });
+    }
+    let onscroll = {
+        let (virtual_list, count) = (virtual_list.clone(), shown.len());
+        Callback::from(move |e: Event| {
+            if virtual_mode && virtual_list.borrow_mut().scrolled(&e.target_unchecked_into(), count) {
+                redraw.force_update();
+            }
+        })
+    };
     let select =
         |state: UseStateHandle<String>| Callback::from(move |e: Event| state.set(e.target_unchecked_into::<HtmlSelectElement>().value()));
     let t = |s| p.lang.t(s);
@@ -182,17 +229,78 @@ pub fn event_log(p: &EventsProps) -> Html {
                     </select>
                 </span>
             </h2>
-            if from > 0 {
-                <p class="kz-muted kz-log-more">{ p.lang.f("… {} earlier steps (scrub back to see them)", &[&from]) }</p>
-            }
-            <ol class="kz-events" data-testid="event-log" ref={list_ref} aria-label={t("Event log")}>
-                { for trace[from..to].iter().filter(keep).map(|e| {
-                    let step = e.step;
-                    let when = if step as usize > position { When::Future } else if step as usize == position { When::Current } else { When::Past };
-                    html! { <EventItem key={step} sandbox={SandboxRef(p.snap.sandbox.clone())} {branch} {step} {when} lang={p.lang} on={p.on.clone()} /> }
-                }) }
+            <ol class={classes!("kz-events", virtual_mode.then_some("kz-events-virtual"))} data-testid="event-log" ref={list_ref} aria-label={t("Event log")} {onscroll}>
+                { entries }
             </ol>
         </section>
+    }
+}
+
+/// A long log's scroll: where it stands, which rows were drawn, and the
+/// position it last followed.
+#[derive(Default)]
+struct VirtualList {
+    viewport: Viewport,
+    drawn: std::ops::Range<usize>,
+    followed: Option<u64>,
+    /// A scroll chosen while drawing, applied once the rows are in the page.
+    scroll_to: Option<f64>,
+    measured: bool,
+}
+
+impl VirtualList {
+    /// The rows of `shown` to draw now. When the timeline has moved since
+    /// the last drawing and its entry is out of view, the list scrolls to it
+    /// first, so that a step draws the rows it will show in one go.
+    fn follow(&mut self, shown: &[u64], position: u64) -> std::ops::Range<usize> {
+        if self.followed != Some(position) {
+            self.followed = Some(position);
+            let i = shown.partition_point(|&s| s < position).min(shown.len().saturating_sub(1));
+            if !self.viewport.shows(i) {
+                self.viewport.top = self.viewport.centred_on(i);
+                self.scroll_to = Some(self.viewport.top);
+            }
+        }
+        self.drawn = self.viewport.drawn(shown.len());
+        self.drawn.clone()
+    }
+
+    /// After a drawing: applies the chosen scroll, and measures the list
+    /// the first time (the rows' height and the view's were guesses). True
+    /// when the measure calls for drawing again, following afresh.
+    fn settle(&mut self, list: &web_sys::Element) -> bool {
+        if let Some(top) = self.scroll_to.take() {
+            list.set_scroll_top(top as i32);
+        }
+        if self.measured {
+            return false;
+        }
+        self.measured = true;
+        let guess = self.viewport;
+        self.measure(list);
+        let changed = (guess.row, guess.height) != (self.viewport.row, self.viewport.height);
+        if changed {
+            self.followed = None;
+        }
+        changed
+    }
+
+    /// The list was scrolled (by the learner, or by `settle`): true when
+    /// the rows now in view were not drawn.
+    fn scrolled(&mut self, list: &web_sys::Element, count: usize) -> bool {
+        self.measure(list);
+        !crate::viewport::covers(&self.drawn, &self.viewport.visible(count))
+    }
+
+    fn measure(&mut self, list: &web_sys::Element) {
+        self.viewport.top = f64::from(list.scroll_top());
+        self.viewport.height = f64::from(list.client_height());
+        if let Some(row) = list.query_selector(".kz-event").ok().flatten() {
+            let height = row.get_bounding_client_rect().height();
+            if height > 0.0 {
+                self.viewport.row = height;
+            }
+        }
     }
 }
 
@@ -223,6 +331,9 @@ pub struct EventItemProps {
     pub branch: u64,
     pub step: u64,
     pub when: When,
+    /// Drawn in a virtual list: one line, its summary cut short (the whole
+    /// of it in the tooltip).
+    pub clipped: bool,
     pub lang: Lang,
     pub on: Callback<Action>,
 }
@@ -242,8 +353,9 @@ fn event_item(p: &EventItemProps) -> Html {
     let (current, future) = (p.when == When::Current, p.when == When::Future);
     let class =
         classes!("kz-event", format::actor_class(&e.actor), current.then_some("kz-event-current"), future.then_some("kz-event-future"));
+    let label = p.lang.f("go to step {}: {}", &[&step, &p.lang.summary_text(&e.kind, &e.summary)]);
     let body = html! {
-        <button class="kz-event-btn" onclick={go} aria-label={p.lang.f("go to step {}: {}", &[&step, &p.lang.summary_text(&e.kind, &e.summary)])}>
+        <button class="kz-event-btn" onclick={go} aria-label={label.clone()} title={p.clipped.then_some(label)}>
             <span class="kz-event-step">{ step }</span>
             <span class="kz-event-time">{ format::clock(e.time_ms) }</span>
             <span class="kz-event-actor" translate="no">{ &e.actor }</span>

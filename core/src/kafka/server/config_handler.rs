@@ -143,6 +143,14 @@ impl Broker {
         tps.into_iter().collect()
     }
 
+    /// Whether the broker has any log of `topic`: what the observer's view
+    /// asks of every broker at every step, so it stops at the first one
+    /// rather than gathering them all as [`Broker::logs_of`] does.
+    pub fn has_log_of(&self, topic: &str) -> bool {
+        let rm = &self.replica_manager;
+        rm.partitions.keys().any(|tp| tp.topic == topic) || rm.disk.keys().any(|tp| tp.topic == topic)
+    }
+
     /// The topic defaults this broker's logs use now.
     pub fn log_defaults(&self) -> BTreeMap<String, String> {
         lc::broker_defaults(&self.dynamic_config.handlers.broker_settings(&self.config.originals))
@@ -151,7 +159,7 @@ impl Broker {
     /// The config the broker's logs for `topic` run with now; None when it
     /// has no log of the topic (or is not running).
     pub fn topic_config(&self, topic: &str) -> Option<BTreeMap<String, String>> {
-        if !self.is_alive() || self.logs_of(topic).is_empty() {
+        if !self.is_alive() || !self.has_log_of(topic) {
             return None;
         }
         let empty = BTreeMap::new();
