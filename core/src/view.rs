@@ -36,7 +36,7 @@ pub struct View {
     /// Shared with the views before it while ZooKeeper and its watches stay
     /// the same (most steps are fetch rounds that write nothing), so a step
     /// on a big cluster neither rebuilds nor redraws the tree (issue 9).
-    pub znodes: Arc<Vec<ZnodeView>>,
+    pub znodes: Arc<Vec<Arc<ZnodeView>>>,
     pub brokers: Vec<BrokerView>,
     /// The partitions the [`Window`] asked for (all, unless it says
     /// otherwise), in topic and partition order.
@@ -171,7 +171,7 @@ pub struct ViewCache {
     /// assignment). A 10,000-partition topic's is 200 KB of JSON.
     topics: BTreeMap<String, (i64, Arc<Assignment>)>,
     /// The znode rows, as of (last zxid, the step's previous zxid, watches revision).
-    znodes: Option<(ZnodesKey, Arc<Vec<ZnodeView>>)>,
+    znodes: Option<(ZnodesKey, Arc<Vec<Arc<ZnodeView>>>)>,
     /// Per broker: (partitions revision, cache updates) → the differences and the count agreeing.
     metadata: BTreeMap<i32, (MetadataKey, Arc<Differences>, usize)>,
 }
@@ -320,12 +320,15 @@ impl ViewCache {
         out
     }
 
-    fn znodes(&mut self, sim: &Sim, previous_zxid: i64, deleted: &BTreeSet<String>) -> Arc<Vec<ZnodeView>> {
+    fn znodes(&mut self, sim: &Sim, previous_zxid: i64, deleted: &BTreeSet<String>) -> Arc<Vec<Arc<ZnodeView>>> {
         let key = (sim.zk().last_zxid(), previous_zxid, sim.zk().watches().revision());
-        match &self.znodes {
-            Some((at, rows)) if *at == key => rows.clone(),
-            _ => {
-                let rows = Arc::new(znodes(sim, previous_zxid, deleted));
+        match self.znodes.take() {
+            Some((at, rows)) if at == key => {
+                self.znodes = Some((key, rows.clone()));
+                rows
+            }
+            before => {
+                let rows = Arc::new(znodes(sim, previous_zxid, deleted, before.as_ref().map(|(_, rows)| rows.as_slice())));
                 self.znodes = Some((key, rows.clone()));
                 rows
             }
@@ -423,52 +426,55 @@ fn session_owner(sim: &Sim, id: i64) -> String {
     sim.zk().session(id).map(|s| s.owner.clone()).unwrap_or_else(|| session_hex(id))
 }
 
-fn znodes(sim: &Sim, previous_zxid: i64, deleted: &BTreeSet<String>) -> Vec<ZnodeView> {
+/// Every znode's row, in path order, with this step's deletions where they
+/// stood. A row of `before` (the last rows built, in the same order) is
+/// taken again when its znode, its watchers and its mark for this step are
+/// the same: most of a big cluster's 30,000 znodes stand still at every
+/// write, and copying each one's path, name and data (a 10,000-partition
+/// topic's is 200 KB) was a large share of the view (issue 9).
+fn znodes(sim: &Sim, previous_zxid: i64, deleted: &BTreeSet<String>, before: Option<&[Arc<ZnodeView>]>) -> Vec<Arc<ZnodeView>> {
     let zk = sim.zk();
-    let mut out: Vec<ZnodeView> = zk
+    let mut before = before.unwrap_or_default().iter().peekable();
+    let mut out: Vec<Arc<ZnodeView>> = zk
         .tree()
         .iter()
         .map(|(path, n)| {
-            let mut watchers: Vec<WatcherView> = Vec::new();
-            for (s, k) in zk.watches().data_watchers(path) {
-                let owner = session_owner(sim, s);
-                if k.data {
-                    watchers.push(WatcherView { owner: owner.clone(), kind: "data" });
+            let watchers = watchers_of(sim, path);
+            let owner = n.is_ephemeral().then(|| session_owner(sim, n.stat.ephemeral_owner));
+            let change = if n.stat.czxid > previous_zxid && previous_zxid > 0 {
+                "created"
+            } else if n.stat.mzxid > previous_zxid && previous_zxid > 0 {
+                "changed"
+            } else {
+                ""
+            };
+            while before.next_if(|row| row.path < *path).is_some() {}
+            if let Some(row) = before.next_if(|row| row.path == *path) {
+                if row.stat == n.stat && row.change == change && row.watchers == watchers && row.owner == owner {
+                    return row.clone();
                 }
-                if k.exists {
-                    watchers.push(WatcherView { owner, kind: "exists" });
-                }
-            }
-            for s in zk.watches().child_watchers(path) {
-                watchers.push(WatcherView { owner: session_owner(sim, s), kind: "child" });
             }
             let name = if path == "/" { "/".to_string() } else { crate::zookeeper::path::name(path).to_string() };
             let sequential = name.len() > 10 && name[name.len() - 10..].bytes().all(|b| b.is_ascii_digit());
-            ZnodeView {
+            Arc::new(ZnodeView {
                 path: path.clone(),
                 depth: if path == "/" { 0 } else { path.matches('/').count() },
                 name,
                 data: String::from_utf8_lossy(&n.data).into_owned(),
                 stat: n.stat,
                 ephemeral: n.is_ephemeral(),
-                owner: n.is_ephemeral().then(|| session_owner(sim, n.stat.ephemeral_owner)),
+                owner,
                 sequential,
-                change: if n.stat.czxid > previous_zxid && previous_zxid > 0 {
-                    "created"
-                } else if n.stat.mzxid > previous_zxid && previous_zxid > 0 {
-                    "changed"
-                } else {
-                    ""
-                },
+                change,
                 watchers,
                 children: n.stat.num_children.max(0) as usize,
-            }
+            })
         })
         .collect();
     // Deleted this step: shown struck through where they stood.
     for p in deleted {
         if zk.tree().get(p).is_none() {
-            out.push(ZnodeView {
+            out.push(Arc::new(ZnodeView {
                 path: p.clone(),
                 name: crate::zookeeper::path::name(p).to_string(),
                 depth: p.matches('/').count(),
@@ -480,7 +486,7 @@ fn znodes(sim: &Sim, previous_zxid: i64, deleted: &BTreeSet<String>) -> Vec<Znod
                 change: "deleted",
                 watchers: Vec::new(),
                 children: 0,
-            });
+            }));
         }
     }
     // The tree iterates in path order; only the deleted ones need placing.
@@ -488,6 +494,25 @@ fn znodes(sim: &Sim, previous_zxid: i64, deleted: &BTreeSet<String>) -> Vec<Znod
         out.sort_by(|a, b| a.path.cmp(&b.path));
     }
     out
+}
+
+/// The watches set on `path`, by whom.
+fn watchers_of(sim: &Sim, path: &str) -> Vec<WatcherView> {
+    let zk = sim.zk();
+    let mut watchers: Vec<WatcherView> = Vec::new();
+    for (s, k) in zk.watches().data_watchers(path) {
+        let owner = session_owner(sim, s);
+        if k.data {
+            watchers.push(WatcherView { owner: owner.clone(), kind: "data" });
+        }
+        if k.exists {
+            watchers.push(WatcherView { owner, kind: "exists" });
+        }
+    }
+    for s in zk.watches().child_watchers(path) {
+        watchers.push(WatcherView { owner: session_owner(sim, s), kind: "child" });
+    }
+    watchers
 }
 
 fn sessions(sim: &Sim) -> Vec<SessionView> {

@@ -5,6 +5,7 @@
 
 pub use kzsim::view::Leadership;
 use kzsim::view::{BrokerView, PartitionView, ZnodeView};
+use std::sync::Arc;
 
 /// One actor's idea of a partition's leadership.
 #[derive(Clone, Debug, PartialEq)]
@@ -105,7 +106,7 @@ pub fn tables<'a>(partitions: &'a [PartitionView], brokers: &[BrokerView], contr
 }
 
 /// The brokers registered in ZooKeeper (`/brokers/ids` children).
-pub fn registered_brokers(znodes: &[ZnodeView]) -> Vec<i32> {
+pub fn registered_brokers(znodes: &[Arc<ZnodeView>]) -> Vec<i32> {
     let mut ids: Vec<i32> = znodes
         .iter()
         .filter(|z| z.change != "deleted" && z.depth == 3)
@@ -120,7 +121,7 @@ pub fn registered_brokers(znodes: &[ZnodeView]) -> Vec<i32> {
 pub type LiveBelief = (i32, Vec<i32>, bool);
 
 /// ZooKeeper's registered brokers, and each live broker's belief about them.
-pub fn live_broker_beliefs(znodes: &[ZnodeView], brokers: &[BrokerView]) -> (Vec<i32>, Vec<LiveBelief>) {
+pub fn live_broker_beliefs(znodes: &[Arc<ZnodeView>], brokers: &[BrokerView]) -> (Vec<i32>, Vec<LiveBelief>) {
     let registered = registered_brokers(znodes);
     let rows = brokers
         .iter()
@@ -222,7 +223,7 @@ pub mod tests {
         znodes.retain(|z| z.path != "/brokers/ids/3");
         for z in &mut znodes {
             if z.path == "/brokers/ids/0" {
-                z.change = "deleted";
+                Arc::make_mut(z).change = "deleted";
             }
         }
         assert_eq!(registered_brokers(&znodes), [1, 2]);

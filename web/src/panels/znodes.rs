@@ -89,7 +89,7 @@ struct Drawn {
 }
 
 /// The view's znode list, equal when it is the very same list.
-struct Shared(Arc<Vec<ZnodeView>>);
+struct Shared(Arc<Vec<Arc<ZnodeView>>>);
 
 impl PartialEq for Shared {
     fn eq(&self, other: &Shared) -> bool {
@@ -168,7 +168,7 @@ pub fn znodes(p: &ZnodesProps) -> Html {
             let z = &view.znodes[*i];
             html! {
                 <ZnodeRow key={if z.change == "deleted" { format!("deleted:{}", z.path) } else { z.path.clone() }}
-                    znodes={view.znodes.clone()} index={*i} collapsed={collapsed.contains(&z.path)}
+                    node={z.clone()} collapsed={collapsed.contains(&z.path)}
                     selected={selected.as_deref() == Some(z.path.as_str())} age={recent.get(&z.path).copied()} {lang}
                     on_select={on_select.clone()} on_toggle={on_toggle.clone()} />
             }
@@ -217,8 +217,9 @@ pub fn znodes(p: &ZnodesProps) -> Html {
 /// step redraws only the rows it changed.
 #[derive(Properties)]
 struct ZnodeRowProps {
-    znodes: Arc<Vec<ZnodeView>>,
-    index: usize,
+    /// Shared with the view, and with the views before it while the znode
+    /// stands still (`kzsim::view` reuses the row).
+    node: Arc<ZnodeView>,
     collapsed: bool,
     selected: bool,
     /// Written this many steps ago (the fading highlight).
@@ -233,13 +234,13 @@ impl PartialEq for ZnodeRowProps {
         (self.collapsed, self.selected, self.age, self.lang) == (o.collapsed, o.selected, o.age, o.lang)
             && self.on_select == o.on_select
             && self.on_toggle == o.on_toggle
-            && (Arc::ptr_eq(&self.znodes, &o.znodes) && self.index == o.index || self.znodes.get(self.index) == o.znodes.get(o.index))
+            && (Arc::ptr_eq(&self.node, &o.node) || self.node == o.node)
     }
 }
 
 #[function_component(ZnodeRow)]
 fn znode_row(p: &ZnodeRowProps) -> Html {
-    let Some(z) = p.znodes.get(p.index) else { return Html::default() };
+    let z = &p.node;
     let lang = p.lang;
     let path = z.path.clone();
     let select = {
