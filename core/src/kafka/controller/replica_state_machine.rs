@@ -76,7 +76,7 @@ impl KafkaController {
     ) -> CResult<()> {
         let mut valid = Vec::new();
         for tp in tps {
-            let cur = self.ctx.replica_state(&(tp.clone(), b));
+            let cur = self.ctx.replica_state_of(tp, b);
             if target.valid_previous().contains(&cur) {
                 valid.push(tp.clone());
             } else {
@@ -104,7 +104,7 @@ impl KafkaController {
             }
             ReplicaState::OnlineReplica => {
                 for tp in &valid {
-                    let cur = self.ctx.replica_state(&(tp.clone(), b));
+                    let cur = self.ctx.replica_state_of(tp, b);
                     if cur == ReplicaState::NewReplica {
                         if let Some(a) = self.ctx.assignments.get_mut(tp.topic.as_str()).and_then(|m| m.get_mut(&tp.partition)) {
                             if !a.replicas.contains(&b) {
@@ -165,8 +165,8 @@ impl KafkaController {
     }
 
     fn mark_replica(&mut self, cx: &mut Cx, tp: &TopicPartition, b: BrokerId, to: ReplicaState, total: usize) {
-        // One descent of the map (a failover marks every replica).
-        let state = self.ctx.replica_states.entry((tp.clone(), b)).or_insert(ReplicaState::NonExistentReplica);
+        // One look-up (a failover marks every replica).
+        let state = self.ctx.replica_states.state_mut(tp.clone(), b, ReplicaState::NonExistentReplica);
         let from = std::mem::replace(state, to);
         if total <= DETAIL_LIMIT {
             self.step(
