@@ -22,66 +22,90 @@ use std::collections::BTreeMap;
 /// topic is always indexed.
 const DENSE: i32 = 1 << 17;
 
-/// One topic's partitions: `dense[p]` for `0 <= p < DENSE`, `sparse` for the rest.
+/// One topic's partitions, each with its key (so that iteration lends
+/// keys as a `BTreeMap` does). For `0 <= p < DENSE`, `index[p]` is the
+/// partition's place in `entries` (or [`NONE`]): four bytes per partition
+/// number, so that a broker hosting a few of a topic's partitions keeps no
+/// room for the others. The other numbers are in `sparse`.
 #[derive(Clone, Debug)]
 struct Slots<V> {
-    dense: Vec<Option<V>>,
-    sparse: BTreeMap<i32, V>,
-    len: usize,
+    index: Vec<u32>,
+    entries: Vec<(TopicPartition, V)>,
+    sparse: BTreeMap<i32, (TopicPartition, V)>,
 }
+
+/// No entry for this partition number.
+const NONE: u32 = u32::MAX;
 
 impl<V> Default for Slots<V> {
     fn default() -> Self {
-        Slots { dense: Vec::new(), sparse: BTreeMap::new(), len: 0 }
+        Slots { index: Vec::new(), entries: Vec::new(), sparse: BTreeMap::new() }
     }
 }
 
 impl<V> Slots<V> {
+    fn len(&self) -> usize {
+        self.entries.len() + self.sparse.len()
+    }
+
+    /// Where partition `p` (in `0..DENSE`) is in `entries`.
+    fn position(&self, p: i32) -> Option<usize> {
+        self.index.get(p as usize).copied().filter(|i| *i != NONE).map(|i| i as usize)
+    }
+
     fn get(&self, p: i32) -> Option<&V> {
         if (0..DENSE).contains(&p) {
-            self.dense.get(p as usize)?.as_ref()
+            self.position(p).map(|i| &self.entries[i].1)
         } else {
-            self.sparse.get(&p)
+            self.sparse.get(&p).map(|(_, v)| v)
         }
     }
 
     fn get_mut(&mut self, p: i32) -> Option<&mut V> {
         if (0..DENSE).contains(&p) {
-            self.dense.get_mut(p as usize)?.as_mut()
+            self.position(p).map(|i| &mut self.entries[i].1)
         } else {
-            self.sparse.get_mut(&p)
+            self.sparse.get_mut(&p).map(|(_, v)| v)
         }
     }
 
-    fn insert(&mut self, p: i32, v: V) -> Option<V> {
-        let old = if (0..DENSE).contains(&p) {
-            let i = p as usize;
-            if self.dense.len() <= i {
-                self.dense.resize_with(i + 1, || None);
-            }
-            self.dense[i].replace(v)
-        } else {
-            self.sparse.insert(p, v)
-        };
-        if old.is_none() {
-            self.len += 1;
+    fn insert(&mut self, tp: TopicPartition, v: V) -> Option<V> {
+        let p = tp.partition;
+        if !(0..DENSE).contains(&p) {
+            return self.sparse.insert(p, (tp, v)).map(|(_, v)| v);
         }
-        old
+        if let Some(i) = self.position(p) {
+            return Some(std::mem::replace(&mut self.entries[i], (tp, v)).1);
+        }
+        if self.index.len() <= p as usize {
+            self.index.resize(p as usize + 1, NONE);
+        }
+        self.index[p as usize] = self.entries.len() as u32;
+        self.entries.push((tp, v));
+        None
     }
 
     fn remove(&mut self, p: i32) -> Option<V> {
-        let old = if (0..DENSE).contains(&p) { self.dense.get_mut(p as usize)?.take() } else { self.sparse.remove(&p) };
-        if old.is_some() {
-            self.len -= 1;
+        if !(0..DENSE).contains(&p) {
+            return self.sparse.remove(&p).map(|(_, v)| v);
         }
-        old
+        let i = self.position(p)?;
+        self.index[p as usize] = NONE;
+        let (_, v) = self.entries.swap_remove(i);
+        if let Some((moved, _)) = self.entries.get(i) {
+            self.index[moved.partition as usize] = i as u32;
+        }
+        Some(v)
     }
 
     /// In partition order: the negative numbers, the indexed ones, the big ones.
-    fn iter(&self) -> impl Iterator<Item = (i32, &V)> {
-        let below = self.sparse.range(..0).map(|(p, v)| (*p, v));
-        let dense = self.dense.iter().enumerate().filter_map(|(p, v)| Some((p as i32, v.as_ref()?)));
-        let above = self.sparse.range(DENSE..).map(|(p, v)| (*p, v));
+    fn iter(&self) -> impl Iterator<Item = (&TopicPartition, &V)> {
+        let below = self.sparse.range(..0).map(|(_, (k, v))| (k, v));
+        let dense = self.index.iter().filter(|i| **i != NONE).map(|i| {
+            let (k, v) = &self.entries[*i as usize];
+            (k, v)
+        });
+        let above = self.sparse.range(DENSE..).map(|(_, (k, v))| (k, v));
         below.chain(dense).chain(above)
     }
 }
@@ -136,9 +160,9 @@ impl<V> PartitionMap<V> {
     pub fn insert(&mut self, tp: TopicPartition, v: V) -> Option<V> {
         let slots = match self.topics.get_mut(&tp.topic) {
             Some(slots) => slots,
-            None => self.topics.entry(tp.topic).or_default(),
+            None => self.topics.entry(tp.topic.clone()).or_default(),
         };
-        let old = slots.insert(tp.partition, v);
+        let old = slots.insert(tp, v);
         if old.is_none() {
             self.len += 1;
         }
@@ -149,7 +173,7 @@ impl<V> PartitionMap<V> {
         let slots = self.topics.get_mut(&tp.topic)?;
         let old = slots.remove(tp.partition)?;
         self.len -= 1;
-        if slots.len == 0 {
+        if slots.len() == 0 {
             self.topics.remove(&tp.topic);
         }
         Some(old)
@@ -158,21 +182,21 @@ impl<V> PartitionMap<V> {
     /// Drops every partition of the topic.
     pub fn remove_topic(&mut self, topic: &str) {
         if let Some(slots) = self.topics.remove(topic) {
-            self.len -= slots.len;
+            self.len -= slots.len();
         }
     }
 
     /// In `TopicPartition` order.
-    pub fn iter(&self) -> impl Iterator<Item = (TopicPartition, &V)> {
-        self.topics.iter().flat_map(|(t, slots)| slots.iter().map(move |(p, v)| (TopicPartition { topic: t.clone(), partition: p }, v)))
+    pub fn iter(&self) -> impl Iterator<Item = (&TopicPartition, &V)> {
+        self.topics.values().flat_map(|slots| slots.iter())
     }
 
-    pub fn keys(&self) -> impl Iterator<Item = TopicPartition> + '_ {
+    pub fn keys(&self) -> impl Iterator<Item = &TopicPartition> {
         self.iter().map(|(tp, _)| tp)
     }
 
     pub fn values(&self) -> impl Iterator<Item = &V> {
-        self.topics.values().flat_map(|slots| slots.iter().map(|(_, v)| v))
+        self.iter().map(|(_, v)| v)
     }
 }
 
@@ -205,13 +229,32 @@ mod tests {
         assert_eq!(map.remove(&tp("a", 7)), model.remove(&tp("a", 7)));
         *map.get_mut(&tp("b", -4)).unwrap() += 10;
         *model.get_mut(&tp("b", -4)).unwrap() += 10;
-        let listed: Vec<_> = map.iter().map(|(k, v)| (k, *v)).collect();
+        let listed: Vec<_> = map.iter().map(|(k, v)| (k.clone(), *v)).collect();
         assert_eq!(listed, model.iter().map(|(k, v)| (k.clone(), *v)).collect::<Vec<_>>());
         assert_eq!(map.values().copied().collect::<Vec<_>>(), model.values().copied().collect::<Vec<_>>());
         assert_eq!((map.len(), map.get(&tp("b", DENSE)), map.contains_key(&tp("a", 1))), (model.len(), Some(&3), false));
         map.remove_topic("b");
         model.retain(|k, _| k.topic != "b");
-        assert_eq!(map.keys().collect::<Vec<_>>(), model.keys().cloned().collect::<Vec<_>>());
+        assert_eq!(map.keys().collect::<Vec<_>>(), model.keys().collect::<Vec<_>>());
+
+        assert_eq!(map.len(), model.len());
+    }
+
+    #[test]
+    fn random_inserts_and_removals_agree_with_an_ordered_map() {
+        let mut rng = crate::sim::Rng::seeded(17);
+        let (mut map, mut model) = (PartitionMap::default(), BTreeMap::new());
+        for i in 0..5000 {
+            let p = [rng.index(50) as i32, -(rng.index(3) as i32), DENSE + rng.index(3) as i32][rng.index(3)];
+            let k = tp(["x", "y"][rng.index(2)], p);
+            if rng.chance(1, 3) {
+                assert_eq!(map.remove(&k), model.remove(&k));
+            } else {
+                assert_eq!(map.insert(k.clone(), i), model.insert(k, i));
+            }
+        }
+        assert!(map.iter().eq(model.iter()));
+        assert!(model.iter().all(|(k, v)| map.get(k) == Some(v)));
         assert_eq!(map.len(), model.len());
     }
 }

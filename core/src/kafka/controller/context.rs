@@ -236,7 +236,7 @@ impl ControllerContext {
         self.leadership
             .iter()
             .filter(|(tp, l)| !self.is_replica_online(l.leader, tp, false) && !self.is_topic_queued_for_deletion(&tp.topic))
-            .map(|(tp, _)| tp)
+            .map(|(tp, _)| tp.clone())
             .collect()
     }
 
@@ -245,7 +245,7 @@ impl ControllerContext {
         self.leadership
             .iter()
             .filter(|(tp, l)| l.leader == b && self.replicas(tp).len() > 1 && !self.is_topic_queued_for_deletion(&tp.topic))
-            .map(|(tp, _)| tp)
+            .map(|(tp, _)| tp.clone())
             .collect()
     }
 

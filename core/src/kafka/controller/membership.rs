@@ -128,7 +128,7 @@ impl KafkaController {
             json!({"existing": existing}),
         );
         self.send_update_metadata(cx, &existing, &[]);
-        let with_leaders: Vec<_> = self.ctx.leadership.keys().collect();
+        let with_leaders: Vec<_> = self.ctx.leadership.keys().cloned().collect();
         self.numbered(
             cx,
             STARTUP,

@@ -72,7 +72,6 @@ struct CachedPartitions {
     /// Shared with the timeline's snapshots of this cache until changed
     /// (copy on write).
     overlay: Arc<BTreeMap<TopicPartition, Option<State>>>,
-    len: usize,
 }
 
 /// `list[start..end]`, never empty.
@@ -97,7 +96,7 @@ impl Run {
 /// Equal when they hold the same partitions, however laid out.
 impl PartialEq for CachedPartitions {
     fn eq(&self, other: &Self) -> bool {
-        self.len == other.len && self.iter().eq(other.iter())
+        self.iter().eq(other.iter())
     }
 }
 
@@ -120,7 +119,7 @@ impl CachedPartitions {
         for p in request.iter() {
             self.apply(p);
         }
-        if self.overlay.len() > COMPACT_FROM.max(self.len / 2) {
+        if self.overlay.len() > COMPACT_FROM.max(self.runs.iter().map(|r| r.end - r.start).sum::<usize>() / 2) {
             self.compact();
         }
     }
@@ -154,8 +153,6 @@ impl CachedPartitions {
         if !covered {
             return false;
         }
-        let replaced: usize = inside.iter().map(|s| s.len()).sum();
-        self.len = self.len - replaced + request.len();
         runs.push(Run { list: Arc::clone(request), start: 0, end: request.len() });
         runs.append(&mut after);
         self.runs = runs;
@@ -165,17 +162,14 @@ impl CachedPartitions {
     /// One partition of a request: replaced, added or removed.
     fn apply(&mut self, p: &State) {
         let tp = TopicPartition { topic: p.topic.clone(), partition: p.partition };
-        let was = self.get(&tp).is_some();
-        let now = p.leader != LEADER_DURING_DELETE;
-        Arc::make_mut(&mut self.overlay).insert(tp, now.then(|| Arc::clone(p)));
-        self.len = self.len + now as usize - was as usize;
+        Arc::make_mut(&mut self.overlay).insert(tp, (p.leader != LEADER_DURING_DELETE).then(|| Arc::clone(p)));
     }
 
     /// The runs and the overlay merged into one run.
     fn compact(&mut self) {
         let merged: Arc<Vec<State>> = Arc::new(self.iter().cloned().collect());
         let runs = if merged.is_empty() { Vec::new() } else { vec![Run { start: 0, end: merged.len(), list: Arc::clone(&merged) }] };
-        *self = CachedPartitions { len: merged.len(), runs, overlay: Arc::default() };
+        *self = CachedPartitions { runs, overlay: Arc::default() };
     }
 
     fn get(&self, tp: &TopicPartition) -> Option<&State> {
@@ -301,7 +295,6 @@ mod tests {
             let listed: Vec<_> = cache.partitions().map(|(tp, p)| (tp, p.clone())).collect();
             let expected: Vec<_> = model.iter().map(|(tp, p)| (tp.clone(), (**p).clone())).collect();
             assert_eq!(listed, expected, "round {round}");
-            assert_eq!(cache.partitions.len, model.len());
             for (tp, p) in &model {
                 assert_eq!(cache.partition(tp), Some(&**p));
             }
