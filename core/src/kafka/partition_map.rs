@@ -98,6 +98,15 @@ impl<V> Slots<V> {
         Some(v)
     }
 
+    /// The values in partition order, as `iter` lists them.
+    fn into_values(self) -> impl Iterator<Item = V> {
+        let Slots { index, entries, sparse: mut below } = self;
+        let above = below.split_off(&0);
+        let mut entries: Vec<Option<V>> = entries.into_iter().map(|(_, v)| Some(v)).collect();
+        let dense = index.into_iter().filter(|i| *i != NONE).filter_map(move |i| entries[i as usize].take());
+        below.into_values().map(|(_, v)| v).chain(dense).chain(above.into_values().map(|(_, v)| v))
+    }
+
     /// In partition order: the negative numbers, the indexed ones, the big ones.
     fn iter(&self) -> impl Iterator<Item = (&TopicPartition, &V)> {
         let below = self.sparse.range(..0).map(|(_, (k, v))| (k, v));
@@ -198,6 +207,11 @@ impl<V> PartitionMap<V> {
     pub fn values(&self) -> impl Iterator<Item = &V> {
         self.iter().map(|(_, v)| v)
     }
+
+    /// The values in `TopicPartition` order.
+    pub fn into_values(self) -> impl Iterator<Item = V> {
+        self.topics.into_values().flat_map(|slots| slots.into_values())
+    }
 }
 
 impl<V> FromIterator<(TopicPartition, V)> for PartitionMap<V> {
@@ -256,5 +270,6 @@ mod tests {
         assert!(map.iter().eq(model.iter()));
         assert!(model.iter().all(|(k, v)| map.get(k) == Some(v)));
         assert_eq!(map.len(), model.len());
+        assert!(map.into_values().eq(model.into_values()));
     }
 }

@@ -6,10 +6,10 @@
 
 use super::context::ControllerContext;
 use crate::kafka::messages::{ControlRequest, LeaderAndIsrPartitionState, StopReplicaPartitionState, UpdateMetadataPartitionState};
+use crate::kafka::partition_map::PartitionMap;
 use crate::kafka::zk_data::{ReplicaAssignment, LEADER_DURING_DELETE};
 use crate::kafka::BrokerId;
 use crate::scenario::TopicPartition;
-use std::collections::btree_map::Entry;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::sync::Arc;
 
@@ -80,11 +80,13 @@ impl ControllerChannelManager {
 
 /// `ControllerBrokerRequestBatch`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
+/// The partitions are kept in [`PartitionMap`]s: a failover adds every
+/// replica, one look-up each, and they leave in `TopicPartition` order.
 pub struct RequestBatch {
-    leader_and_isr: BTreeMap<BrokerId, BTreeMap<TopicPartition, LeaderAndIsrPartitionState>>,
-    stop_replica: BTreeMap<BrokerId, BTreeMap<TopicPartition, StopReplicaPartitionState>>,
+    leader_and_isr: BTreeMap<BrokerId, PartitionMap<LeaderAndIsrPartitionState>>,
+    stop_replica: BTreeMap<BrokerId, PartitionMap<StopReplicaPartitionState>>,
     update_metadata_brokers: BTreeSet<BrokerId>,
-    update_metadata_partitions: BTreeMap<TopicPartition, ()>,
+    update_metadata_partitions: PartitionMap<()>,
 }
 
 impl RequestBatch {
@@ -121,17 +123,9 @@ impl RequestBatch {
                 removing_replicas: assignment.removing.clone(),
                 is_new: is_new || already_new,
             };
-            // One descent of the broker's map per partition (a failover adds
-            // every replica).
-            match self.leader_and_isr.entry(b).or_default().entry(tp.clone()) {
-                Entry::Occupied(mut o) => {
-                    let already_new = o.get().is_new;
-                    o.insert(state(already_new));
-                }
-                Entry::Vacant(v) => {
-                    v.insert(state(false));
-                }
-            }
+            let parts = self.leader_and_isr.entry(b).or_default();
+            let already_new = parts.get(tp).is_some_and(|s| s.is_new);
+            parts.insert(tp.clone(), state(already_new));
         }
         self.add_update_metadata_for_live(ctx, tp);
     }
