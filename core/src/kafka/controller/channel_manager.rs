@@ -81,9 +81,11 @@ impl ControllerChannelManager {
 /// `ControllerBrokerRequestBatch`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 /// The partitions are kept in [`PartitionMap`]s: a failover adds every
-/// replica, one look-up each, and they leave in `TopicPartition` order.
+/// replica, one look-up each, and they leave in `TopicPartition` order. A
+/// LeaderAndIsr state is boxed so that its broker's list grows by copying
+/// pointers, not the states.
 pub struct RequestBatch {
-    leader_and_isr: BTreeMap<BrokerId, PartitionMap<LeaderAndIsrPartitionState>>,
+    leader_and_isr: BTreeMap<BrokerId, PartitionMap<Box<LeaderAndIsrPartitionState>>>,
     stop_replica: BTreeMap<BrokerId, PartitionMap<StopReplicaPartitionState>>,
     update_metadata_brokers: BTreeSet<BrokerId>,
     update_metadata_partitions: PartitionMap<()>,
@@ -125,7 +127,7 @@ impl RequestBatch {
             };
             let parts = self.leader_and_isr.entry(b).or_default();
             let already_new = parts.get(tp).is_some_and(|s| s.is_new);
-            parts.insert(tp.clone(), state(already_new));
+            parts.insert(tp.clone(), Box::new(state(already_new)));
         }
         self.add_update_metadata_for_live(ctx, tp);
     }
@@ -187,7 +189,7 @@ impl RequestBatch {
                         controller_id,
                         controller_epoch: ctx.epoch,
                         broker_epoch: epoch,
-                        partitions: Arc::new(parts.into_values().collect()),
+                        partitions: Arc::new(parts.into_values().map(|p| *p).collect()),
                         live_leaders: leaders.into_iter().collect(),
                     },
                 ));
