@@ -147,7 +147,7 @@ impl InvariantChecker {
             .flat_map(|b| b.replica_manager.partitions.iter().map(move |(tp, h)| ((b.id, tp), h.leo)))
             .collect();
         for b in sim.brokers().values().filter(|b| b.is_alive()) {
-            for (tp, h) in &b.replica_manager.partitions {
+            for (tp, h) in b.replica_manager.partitions.iter() {
                 // A leader's HW only grows within its leader epoch (a
                 // follower takes whatever its leader sends, and may go back).
                 let key = (b.id, b.incarnation, tp.clone());

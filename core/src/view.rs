@@ -542,14 +542,14 @@ fn metadata_differences(
 ) -> (BTreeMap<String, Option<Leadership>>, usize) {
     let mut out = BTreeMap::new();
     let mut agreeing = 0;
-    let mut cached = cache.partitions.iter().peekable();
+    let mut cached = cache.partitions().peekable();
     let claim = |p: &crate::kafka::messages::UpdateMetadataPartitionState| Some((p.leader, p.leader_epoch, p.isr.clone()));
     for (tp, _, state) in zk {
-        while let Some((c, p)) = cached.next_if(|(c, _)| *c < tp) {
+        while let Some((c, p)) = cached.next_if(|(c, _)| c < tp) {
             out.insert(c.to_string(), claim(p)); // cached, gone from ZooKeeper
         }
         let truth = state.as_ref().map(|s| (s.leader, s.leader_epoch, &s.isr));
-        match cached.next_if(|(c, _)| *c == tp) {
+        match cached.next_if(|(c, _)| c == tp) {
             Some((_, p)) if truth == Some((p.leader, p.leader_epoch, &p.isr)) => agreeing += 1,
             Some((_, p)) => {
                 out.insert(tp.to_string(), claim(p));

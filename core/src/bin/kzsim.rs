@@ -14,6 +14,13 @@ use std::io::Write;
 use std::process::ExitCode;
 use std::sync::Arc;
 
+/// mimalloc rather than the system's malloc: a run of 100,000 partitions
+/// makes millions of small allocations, and glibc's malloc and free were a
+/// third of its CPU time; with mimalloc a third less time in all (issue 9,
+/// docs/performance.md). What the simulator does is the same.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 const USAGE: &str = "usage:
   kzsim run FILE.kzs [--dump-state OUT.json] [--trace OUT.jsonl] [--quiet]
   kzsim check FILE.kzs

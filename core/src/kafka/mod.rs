@@ -12,6 +12,7 @@ pub mod io;
 pub mod kafka_zk_client;
 pub mod log_config;
 pub mod messages;
+pub mod partition_map;
 pub mod sanitizer;
 pub mod server;
 pub mod zk_data;

@@ -358,6 +358,11 @@ pub fn encode_entity_config(config: &BTreeMap<String, String>) -> Vec<u8> {
 /// `config` whose values are not all strings is an error, as Kafka's
 /// decoder throws on it.
 pub fn decode_entity_config(data: &[u8]) -> Result<BTreeMap<String, String>, String> {
+    // What every topic created without overrides holds, read by each of its
+    // new logs (300,000 of them for 100,000 partitions of RF 3): no parse.
+    if data == br#"{"version":1,"config":{}}"# {
+        return Ok(BTreeMap::new());
+    }
     let Ok(v) = serde_json::from_slice::<Value>(data) else { return Ok(BTreeMap::new()) };
     let Some(obj) = v.as_object() else {
         return if v.is_null() { Ok(BTreeMap::new()) } else { Err(format!("the config znode holds {v}, not a JSON object")) };
@@ -398,6 +403,13 @@ mod tests {
     }
 
     use super::*;
+
+    #[test]
+    fn an_empty_entity_config_decodes_as_the_parser_reads_it() {
+        let empty = encode_entity_config(&BTreeMap::new());
+        assert_eq!(empty, br#"{"version":1,"config":{}}"#);
+        assert_eq!(decode_entity_config(&empty), decode_entity_config(br#"{"version":1, "config":{}}"#));
+    }
 
     #[test]
     fn partition_state_decodes_alike_straight_or_through_a_value() {

@@ -130,7 +130,7 @@ fn brokers(sim: &Sim) -> Map<String, Value> {
                 "metadata_cache": {
                     "controller_id": b.metadata_cache.controller_id,
                     "live_brokers": b.metadata_cache.live_brokers.keys().collect::<Vec<_>>(),
-                    "partitions": b.metadata_cache.partitions.iter().map(|(tp, p)| (tp.to_string(), json!({"leader": p.leader, "leader_epoch": p.leader_epoch, "isr": p.isr}))).collect::<Map<String, Value>>(),
+                    "partitions": b.metadata_cache.partitions().map(|(tp, p)| (tp.to_string(), json!({"leader": p.leader, "leader_epoch": p.leader_epoch, "isr": p.isr}))).collect::<Map<String, Value>>(),
                 },
                 "replicas": b.replica_manager.partitions.iter().map(|(tp, h)| (tp.to_string(), json!({"role": format!("{:?}", h.role), "leader": h.leader, "leader_epoch": h.leader_epoch, "zk_version": h.zk_version, "log_dir": h.log_dir, "leo": h.leo, "hw": h.hw, "isr": h.isr}))).collect::<Map<String, Value>>(),
                 "offline_replicas": b.replica_manager.offline.iter().map(|tp| tp.to_string()).collect::<Vec<_>>(),

@@ -184,7 +184,10 @@ impl Sim {
     }
 
     pub(crate) fn apply(&mut self, fx: Effects) {
-        for effect in fx.0 {
+        // Room for every step at once: a big event records hundreds of
+        // thousands, and the queue would otherwise be copied at each doubling.
+        self.pending.reserve(fx.len());
+        for effect in fx {
             match effect {
                 Effect::Schedule { after_ms, event } => self.queue.push(self.now.plus(after_ms), event),
                 Effect::Record(r) => self.pending.push_back((self.now, r)),

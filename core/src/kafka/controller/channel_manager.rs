@@ -6,10 +6,10 @@
 
 use super::context::ControllerContext;
 use crate::kafka::messages::{ControlRequest, LeaderAndIsrPartitionState, StopReplicaPartitionState, UpdateMetadataPartitionState};
+use crate::kafka::partition_map::PartitionMap;
 use crate::kafka::zk_data::{ReplicaAssignment, LEADER_DURING_DELETE};
 use crate::kafka::BrokerId;
 use crate::scenario::TopicPartition;
-use std::collections::btree_map::Entry;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::sync::Arc;
 
@@ -80,11 +80,15 @@ impl ControllerChannelManager {
 
 /// `ControllerBrokerRequestBatch`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
+/// The partitions are kept in [`PartitionMap`]s: a failover adds every
+/// replica, one look-up each, and they leave in `TopicPartition` order. A
+/// LeaderAndIsr state is boxed so that its broker's list grows by copying
+/// pointers, not the states.
 pub struct RequestBatch {
-    leader_and_isr: BTreeMap<BrokerId, BTreeMap<TopicPartition, LeaderAndIsrPartitionState>>,
-    stop_replica: BTreeMap<BrokerId, BTreeMap<TopicPartition, StopReplicaPartitionState>>,
+    leader_and_isr: BTreeMap<BrokerId, PartitionMap<Box<LeaderAndIsrPartitionState>>>,
+    stop_replica: BTreeMap<BrokerId, PartitionMap<StopReplicaPartitionState>>,
     update_metadata_brokers: BTreeSet<BrokerId>,
-    update_metadata_partitions: BTreeMap<TopicPartition, ()>,
+    update_metadata_partitions: PartitionMap<()>,
 }
 
 impl RequestBatch {
@@ -121,17 +125,9 @@ impl RequestBatch {
                 removing_replicas: assignment.removing.clone(),
                 is_new: is_new || already_new,
             };
-            // One descent of the broker's map per partition (a failover adds
-            // every replica).
-            match self.leader_and_isr.entry(b).or_default().entry(tp.clone()) {
-                Entry::Occupied(mut o) => {
-                    let already_new = o.get().is_new;
-                    o.insert(state(already_new));
-                }
-                Entry::Vacant(v) => {
-                    v.insert(state(false));
-                }
-            }
+            let parts = self.leader_and_isr.entry(b).or_default();
+            let already_new = parts.get(tp).is_some_and(|s| s.is_new);
+            parts.insert(tp.clone(), Box::new(state(already_new)));
         }
         self.add_update_metadata_for_live(ctx, tp);
     }
@@ -193,7 +189,7 @@ impl RequestBatch {
                         controller_id,
                         controller_epoch: ctx.epoch,
                         broker_epoch: epoch,
-                        partitions: Arc::new(parts.into_values().collect()),
+                        partitions: Arc::new(parts.into_values().map(|p| *p).collect()),
                         live_leaders: leaders.into_iter().collect(),
                     },
                 ));

@@ -349,7 +349,8 @@ impl KafkaController {
         let live: Vec<_> = self.ctx.live_brokers.keys().copied().collect();
         self.register_broker_modifications_handlers(cx, &live);
         let partitions = self.ctx.all_partitions();
-        self.ctx.leadership = kzk::get_topic_partition_states(cx.zkc, cx.io, &actor, &partitions).map_err(ControllerError::Zk)?;
+        self.ctx.leadership =
+            kzk::get_topic_partition_states(cx.zkc, cx.io, &actor, &partitions).map_err(ControllerError::Zk)?.into_iter().collect();
         for b in live {
             self.channel.add_broker(b);
         }

@@ -225,6 +225,13 @@ impl KafkaController {
         cx.io.record(&actor, "controller-step", source, summary, detail);
     }
 
+    /// `step` whose summary and detail are built only if read (see
+    /// `Io::record_with`): for the steps that list thousands of partitions.
+    pub(crate) fn step_with(&self, cx: &mut Cx, source: &'static str, build: impl FnOnce() -> (String, Value)) {
+        let actor = self.actor();
+        cx.io.record_with(&actor, "controller-step", source, build);
+    }
+
     /// A numbered sub-step, as the seed articles number them ("第3步").
     pub(crate) fn numbered(&self, cx: &mut Cx, source: &'static str, n: u32, of: u32, what: String, mut detail: Value) {
         let name = source.rsplit('.').next().unwrap_or(source);

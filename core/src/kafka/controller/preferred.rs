@@ -107,7 +107,7 @@ impl KafkaController {
         let mut ratios = serde_json::Map::new();
         for (b, tps) in &by_preferred {
             let imbalanced: Vec<&TopicPartition> =
-                tps.iter().filter(|tp| self.ctx.leadership.get(*tp).map(|l| l.leader != *b).unwrap_or(false)).collect();
+                tps.iter().filter(|tp| self.ctx.leadership.get(tp).map(|l| l.leader != *b).unwrap_or(false)).collect();
             let ratio = imbalanced.len() as f64 / tps.len() as f64;
             ratios.insert(b.to_string(), json!(ratio));
             if ratio > threshold && self.ctx.partitions_being_reassigned.is_empty() {

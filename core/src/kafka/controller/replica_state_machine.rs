@@ -74,11 +74,15 @@ impl KafkaController {
         target: ReplicaState,
         total: usize,
     ) -> CResult<()> {
+        // The partitions with their states before the change. The states of
+        // partitions listed twice (a hostile assignment) are read again when
+        // used, as the first change of one changes what the second sees.
         let mut valid = Vec::new();
+        let distinct = tps.windows(2).all(|w| w[0] < w[1]);
         for tp in tps {
-            let cur = self.ctx.replica_state(&(tp.clone(), b));
+            let cur = self.ctx.replica_state_of(tp, b);
             if target.valid_previous().contains(&cur) {
-                valid.push(tp.clone());
+                valid.push((tp.clone(), cur));
             } else {
                 self.step(
                     cx,
@@ -88,6 +92,8 @@ impl KafkaController {
                 );
             }
         }
+        let valid_states = valid;
+        let valid: Vec<TopicPartition> = valid_states.iter().map(|(tp, _)| tp.clone()).collect();
         match target {
             ReplicaState::NewReplica => {
                 for tp in &valid {
@@ -103,8 +109,8 @@ impl KafkaController {
                 }
             }
             ReplicaState::OnlineReplica => {
-                for tp in &valid {
-                    let cur = self.ctx.replica_state(&(tp.clone(), b));
+                for (tp, before) in &valid_states {
+                    let cur = if distinct { *before } else { self.ctx.replica_state_of(tp, b) };
                     if cur == ReplicaState::NewReplica {
                         if let Some(a) = self.ctx.assignments.get_mut(tp.topic.as_str()).and_then(|m| m.get_mut(&tp.partition)) {
                             if !a.replicas.contains(&b) {
@@ -165,8 +171,8 @@ impl KafkaController {
     }
 
     fn mark_replica(&mut self, cx: &mut Cx, tp: &TopicPartition, b: BrokerId, to: ReplicaState, total: usize) {
-        // One descent of the map (a failover marks every replica).
-        let state = self.ctx.replica_states.entry((tp.clone(), b)).or_insert(ReplicaState::NonExistentReplica);
+        // One look-up (a failover marks every replica).
+        let state = self.ctx.replica_states.state_mut(tp.clone(), b, ReplicaState::NonExistentReplica);
         let from = std::mem::replace(state, to);
         if total <= DETAIL_LIMIT {
             self.step(

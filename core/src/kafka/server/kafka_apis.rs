@@ -50,9 +50,9 @@ impl Broker {
                         );
                         ControlResponse::LeaderAndIsr { error: e, partition_errors: BTreeMap::new() }
                     } else {
-                        let errors: BTreeMap<String, Errors> =
-                            out.partition_errors.iter().filter(|(_, e)| **e != Errors::NONE).map(|(tp, e)| (tp.to_string(), *e)).collect();
                         io.record_with(&actor, "control-request", "ReplicaManager.becomeLeaderOrFollower", || {
+                            let errors: BTreeMap<String, Errors> =
+                                out.partition_errors.iter().filter(|(_, e)| **e != Errors::NONE).map(|(tp, e)| (tp.to_string(), *e)).collect();
                             (
                                 format!(
                                     "handle {what} from controller {from}: leader for {}, follower for {}{}",

@@ -4,6 +4,7 @@
 //! requests with Kafka's epoch fencing.
 
 use crate::kafka::messages::{Errors, LeaderAndIsrPartitionState, StopReplicaPartitionState};
+use crate::kafka::partition_map::PartitionMap;
 use crate::kafka::zk_data::LEADER_DURING_DELETE;
 use crate::kafka::BrokerId;
 use crate::scenario::TopicPartition;
@@ -185,7 +186,9 @@ pub struct IdleFetch {
 /// stopped.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct HostedPartitions {
-    map: BTreeMap<TopicPartition, HostedPartition>,
+    /// Indexed by partition number per topic: every fetch looks its
+    /// partitions up here, and a LeaderAndIsr of a failover all of them.
+    map: PartitionMap<HostedPartition>,
     /// Followers whose fetch rounds are idle, by follower id.
     idle: BTreeMap<BrokerId, IdleFetch>,
     version: u64,
@@ -200,15 +203,15 @@ impl HostedPartitions {
         self.map.contains_key(tp)
     }
 
-    pub fn iter(&self) -> std::collections::btree_map::Iter<'_, TopicPartition, HostedPartition> {
+    pub fn iter(&self) -> impl Iterator<Item = (&TopicPartition, &HostedPartition)> {
         self.map.iter()
     }
 
-    pub fn keys(&self) -> std::collections::btree_map::Keys<'_, TopicPartition, HostedPartition> {
+    pub fn keys(&self) -> impl Iterator<Item = &TopicPartition> {
         self.map.keys()
     }
 
-    pub fn values(&self) -> std::collections::btree_map::Values<'_, TopicPartition, HostedPartition> {
+    pub fn values(&self) -> impl Iterator<Item = &HostedPartition> {
         self.map.values()
     }
 
@@ -300,14 +303,6 @@ impl HostedPartitions {
     /// next rounds like it are idle rounds.
     pub(super) fn start_idle_rounds(&mut self, follower: BrokerId, request: FetchPartitions, now: u64) {
         self.idle.insert(follower, IdleFetch { request, round_ms: now });
-    }
-}
-
-impl<'a> IntoIterator for &'a HostedPartitions {
-    type Item = (&'a TopicPartition, &'a HostedPartition);
-    type IntoIter = std::collections::btree_map::Iter<'a, TopicPartition, HostedPartition>;
-    fn into_iter(self) -> Self::IntoIter {
-        self.map.iter()
     }
 }
 

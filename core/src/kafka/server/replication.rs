@@ -607,7 +607,7 @@ impl Broker {
                 self.replica_manager.checkpoints.insert(*d, text);
             }
             let rm = &mut self.replica_manager;
-            for (tp, h) in &rm.partitions {
+            for (tp, h) in rm.partitions.iter() {
                 rm.checkpointed.insert(tp.clone(), h.hw);
             }
             rm.checkpointed_version = Some(version);
