@@ -133,16 +133,27 @@ fn an_action_after_the_end_lets_the_cluster_play_on() {
 /// sandbox's cached view is the view built afresh, window or not.
 #[test]
 fn a_cached_view_is_the_view_built_afresh() {
+    cached_views_match_fresh_ones(include_str!("../static/scenarios/controller-failover.kzs"), 600);
+}
+
+/// The same with a topic big enough for the metadata caches to share the
+/// controller's request lists (a run, and brokers with one layout).
+#[test]
+fn a_cached_view_of_shared_metadata_is_the_view_built_afresh() {
+    let text = "cluster brokers=4\nstart all\ntopic create big partitions=100 replication-factor=3\nrun 5s\nkill broker 1\nrun 8s\nstart broker 1\nrun 8s\n";
+    cached_views_match_fresh_ones(text, 2_000);
+}
+
+fn cached_views_match_fresh_ones(text: &str, seek_within: u64) {
     use kzsim::sandbox::Sandbox;
     use kzsim::view::{view, Window};
-    let text = include_str!("../static/scenarios/controller-failover.kzs");
     let mut sandbox = Sandbox::load(text).unwrap();
     let mut rng = Rng::seeded(11);
     let page = Window { filter: "-1".into(), limit: 3 };
     for round in 0..120 {
         match rng.index(6) {
             _ if round % 40 == 7 => sandbox.act(["kill broker 1", "start broker 1", "kill broker 2"][round / 40]).unwrap(),
-            0 => sandbox.seek(rng.range_inclusive(0, 600)),
+            0 => sandbox.seek(rng.range_inclusive(0, seek_within)),
             1 => sandbox.step_back(),
             _ => {
                 sandbox.run_for(rng.range_inclusive(1, 20));

@@ -3,6 +3,7 @@
 //! a `View` and sends commands.
 
 use crate::console::session_hex;
+use crate::kafka::server::metadata_cache::Layout;
 use crate::kafka::server::replica_manager::Role;
 use crate::kafka::zk_data::{self, LeaderIsrAndControllerEpoch};
 use crate::runner::expect::ExpectOutcome;
@@ -174,7 +175,17 @@ pub struct ViewCache {
     znodes: Option<(ZnodesKey, Arc<Vec<Arc<ZnodeView>>>)>,
     /// Per broker: (partitions revision, cache updates) → the differences and the count agreeing.
     metadata: BTreeMap<i32, (MetadataKey, Arc<Differences>, usize)>,
+    /// The differences of each cache layout met since the partitions
+    /// revision `truth` last moved: brokers whose caches share one layout
+    /// share one comparison (fifty comparisons of 10,000 partitions were
+    /// most of a view after a seek, issue 9).
+    layouts: Vec<(u64, Layout, Arc<Differences>, usize)>,
 }
+
+/// Cache layouts whose differences are kept at most (the oldest go first):
+/// more than a cluster's brokers, few enough that the request lists they
+/// keep alive stay few.
+const LAYOUTS_KEPT: usize = 64;
 
 /// (the revision of ZooKeeper's partitions, the broker's count of metadata
 /// cache updates).
@@ -340,8 +351,20 @@ impl ViewCache {
         match self.metadata.get(&broker.id) {
             Some((at, differences, agreeing)) if *at == key => (differences.clone(), *agreeing),
             _ => {
-                let (differences, agreeing) = metadata_differences(&broker.metadata_cache, in_zookeeper);
-                let differences = Arc::new(differences);
+                let layout = broker.metadata_cache.layout();
+                self.layouts.retain(|(truth, ..)| *truth == self.truth);
+                let (differences, agreeing) = match self.layouts.iter().find(|(_, l, ..)| *l == layout) {
+                    Some((_, _, differences, agreeing)) => (differences.clone(), *agreeing),
+                    None => {
+                        let (differences, agreeing) = metadata_differences(&broker.metadata_cache, in_zookeeper);
+                        let differences = Arc::new(differences);
+                        if self.layouts.len() >= LAYOUTS_KEPT {
+                            self.layouts.remove(0);
+                        }
+                        self.layouts.push((self.truth, layout, differences.clone(), agreeing));
+                        (differences, agreeing)
+                    }
+                };
                 self.metadata.insert(broker.id, (key, differences.clone(), agreeing));
                 (differences, agreeing)
             }

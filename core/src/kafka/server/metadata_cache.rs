@@ -24,7 +24,31 @@ pub struct MetadataCache {
     pub updates: u64,
 }
 
+/// What a cache's partitions are made of, compared by identity: caches
+/// with one layout (the same request lists, the same overlay) hold the same
+/// partitions, as the fifty brokers that applied one failover's
+/// UpdateMetadata do, so an observer's picture of one serves for all.
+/// Holding a layout keeps its lists alive: an address compared is never
+/// one reused by another list.
+#[derive(Clone, Debug)]
+pub struct Layout(CachedPartitions);
+
+impl PartialEq for Layout {
+    fn eq(&self, other: &Layout) -> bool {
+        let (a, b) = (&self.0, &other.0);
+        let same_overlay = Arc::ptr_eq(&a.overlay, &b.overlay) || (a.overlay.is_empty() && b.overlay.is_empty());
+        same_overlay
+            && a.runs.len() == b.runs.len()
+            && a.runs.iter().zip(&b.runs).all(|(x, y)| Arc::ptr_eq(&x.list, &y.list) && (x.start, x.end) == (y.start, y.end))
+    }
+}
+
 impl MetadataCache {
+    /// See [`Layout`].
+    pub fn layout(&self) -> Layout {
+        Layout(self.partitions.clone())
+    }
+
     /// The empty cache a broker starts again with; its count goes on, so no
     /// two different caches of one broker share a count.
     pub fn cleared(&self) -> MetadataCache {
