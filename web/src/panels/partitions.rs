@@ -194,17 +194,42 @@ fn row(part: &PartitionView, lang: Lang) -> Html {
 
 #[function_component(Beliefs)]
 pub fn beliefs_panel(p: &PartitionsProps) -> Html {
-    let t = |s| p.lang.t(s);
     let view = &p.snap.view;
     let controller = view.brokers.iter().find(|b| b.controller && !b.zombie).map(|b| b.id);
     let (registered, live) = beliefs::live_broker_beliefs(&view.znodes, &view.brokers);
+    // The view carries the partitions worth a table, in the order they come.
+    let tables: Vec<_> = beliefs::tables(&view.belief_partitions, &view.brokers, controller)
+        .into_iter()
+        .map(|(part, rows, hidden)| (part.clone(), rows, hidden))
+        .collect();
+    html! {
+        <BeliefTables {registered} {live} any_brokers={!view.brokers.is_empty()} many_brokers={view.brokers.len() > beliefs::ALL_ROWS_UP_TO} {tables}
+            partition_count={view.partition_count} lang={p.lang} />
+    }
+}
+
+/// What the belief tables draw: the same at most steps of a quiet cluster,
+/// so that the tables (some 850 elements on 50 brokers) are neither built
+/// nor compared with the page again then (issue 9).
+#[derive(Properties, PartialEq)]
+struct BeliefTablesProps {
+    registered: Vec<i32>,
+    live: Vec<beliefs::LiveBelief>,
+    any_brokers: bool,
+    many_brokers: bool,
+    tables: Vec<(PartitionView, Vec<beliefs::Belief>, usize)>,
+    partition_count: usize,
+    lang: Lang,
+}
+
+#[function_component(BeliefTables)]
+fn belief_tables(p: &BeliefTablesProps) -> Html {
+    let t = |s| p.lang.t(s);
+    let (registered, live, many_brokers, shown) = (&p.registered, &p.live, p.many_brokers, &p.tables);
     // With many brokers only the caches that differ get a row (50 rows of
     // 50 chips were a third of the page's elements); the rest are counted.
-    let many_brokers = view.brokers.len() > beliefs::ALL_ROWS_UP_TO;
     let agreeing = live.iter().filter(|(_, _, differs)| !differs).count();
-    // The view carries the partitions worth a table, in the order they come.
-    let shown = beliefs::tables(&view.belief_partitions, &view.brokers, controller);
-    let rest = view.partition_count.saturating_sub(shown.len());
+    let rest = p.partition_count.saturating_sub(shown.len());
     let cell = |differs: bool, content: Html| html! { <td class={classes!(differs.then_some("kz-differs"))}>{ content }</td> };
     let claim_cells = |claim: &Option<beliefs::Leadership>, differs: [bool; 3]| match claim {
         Some((l, e, isr)) => html! {
@@ -219,7 +244,7 @@ pub fn beliefs_panel(p: &PartitionsProps) -> Html {
     html! {
         <section class="kz-panel kz-beliefs" aria-labelledby="kz-beliefs-h" data-testid="beliefs">
             <h2 id="kz-beliefs-h" class="kz-panel-title">{ t("What each actor believes") }</h2>
-            if !view.brokers.is_empty() {
+            if p.any_brokers {
                 <table class="kz-table kz-belief-table">
                     <caption>{ t("live brokers") }</caption>
                     <tbody>
