@@ -200,6 +200,11 @@ impl<V> PartitionMap<V> {
         self.topics.values().flat_map(|slots| slots.iter())
     }
 
+    /// The topic's partitions, in partition order.
+    pub fn topic(&self, topic: &str) -> impl Iterator<Item = (&TopicPartition, &V)> {
+        self.topics.get(topic).into_iter().flat_map(|slots| slots.iter())
+    }
+
     pub fn keys(&self) -> impl Iterator<Item = &TopicPartition> {
         self.iter().map(|(tp, _)| tp)
     }

@@ -140,7 +140,8 @@ pub struct ControllerContext {
     pub live_brokers: BTreeMap<BrokerId, (BrokerInfo, i64)>,
     pub shutting_down: BTreeSet<BrokerId>,
     pub all_topics: BTreeSet<String>,
-    pub assignments: BTreeMap<String, BTreeMap<i32, ReplicaAssignment>>,
+    /// Indexed by partition (a failover reads every replica's).
+    pub assignments: PartitionMap<ReplicaAssignment>,
     pub leadership: PartitionMap<LeaderIsrAndControllerEpoch>,
     pub partitions_being_reassigned: BTreeSet<TopicPartition>,
     pub partition_states: PartitionMap<PartitionState>,
@@ -177,7 +178,24 @@ impl ControllerContext {
     }
 
     pub fn assignment(&self, tp: &TopicPartition) -> Option<&ReplicaAssignment> {
-        self.assignments.get(tp.topic.as_str())?.get(&tp.partition)
+        self.assignments.get(tp)
+    }
+
+    pub fn assignment_mut(&mut self, tp: &TopicPartition) -> Option<&mut ReplicaAssignment> {
+        self.assignments.get_mut(tp)
+    }
+
+    /// The topic's assignment by partition number, as its znode holds it.
+    pub fn topic_assignment(&self, topic: &str) -> BTreeMap<i32, ReplicaAssignment> {
+        self.assignments.topic(topic).map(|(tp, a)| (tp.partition, a.clone())).collect()
+    }
+
+    /// Replaces the topic's whole assignment.
+    pub fn set_topic_assignment(&mut self, topic: &str, assignment: BTreeMap<i32, ReplicaAssignment>) {
+        self.assignments.remove_topic(topic);
+        for (partition, a) in assignment {
+            self.assignments.insert(TopicPartition { topic: topic.into(), partition }, a);
+        }
     }
 
     pub fn replicas(&self, tp: &TopicPartition) -> Vec<BrokerId> {
@@ -185,25 +203,20 @@ impl ControllerContext {
     }
 
     pub fn all_partitions(&self) -> Vec<TopicPartition> {
-        self.assignments.iter().flat_map(|(t, ps)| ps.keys().map(move |p| TopicPartition { topic: t.into(), partition: *p })).collect()
+        self.assignments.keys().cloned().collect()
     }
 
     pub fn partitions_for_topic(&self, topic: &str) -> Vec<TopicPartition> {
-        self.assignments
-            .get(topic)
-            .map(|ps| ps.keys().map(|p| TopicPartition { topic: topic.into(), partition: *p }).collect())
-            .unwrap_or_default()
+        self.assignments.topic(topic).map(|(tp, _)| tp.clone()).collect()
     }
 
     /// `replicasOnBrokers`: every replica hosted on the given brokers.
     pub fn replicas_on_brokers(&self, brokers: &BTreeSet<BrokerId>) -> Vec<Replica> {
         let mut out = Vec::new();
-        for (t, ps) in &self.assignments {
-            for (p, a) in ps {
-                for r in &a.replicas {
-                    if brokers.contains(r) {
-                        out.push((TopicPartition { topic: t.into(), partition: *p }, *r));
-                    }
+        for (tp, a) in self.assignments.iter() {
+            for r in &a.replicas {
+                if brokers.contains(r) {
+                    out.push((tp.clone(), *r));
                 }
             }
         }
@@ -251,7 +264,7 @@ impl ControllerContext {
 
     pub fn remove_topic(&mut self, topic: &str) {
         self.all_topics.remove(topic);
-        self.assignments.remove(topic);
+        self.assignments.remove_topic(topic);
         self.leadership.remove_topic(topic);
         self.partition_states.remove_topic(topic);
         self.replica_states.remove_topic(topic);

@@ -337,7 +337,10 @@ impl KafkaController {
         for t in &topics {
             cx.zkc.register_node_handler(&zk_data::topic_path(t), NodeHandler::PartitionModifications(t.clone()));
         }
-        self.ctx.assignments = kzk::get_replica_assignment(cx.zkc, cx.io, &actor, &topics).map_err(ControllerError::Zk)?;
+        self.ctx.assignments.clear();
+        for (t, a) in kzk::get_replica_assignment(cx.zkc, cx.io, &actor, &topics).map_err(ControllerError::Zk)? {
+            self.ctx.set_topic_assignment(&t, a);
+        }
         self.ctx.partitions_being_reassigned = self
             .ctx
             .all_partitions()

@@ -141,7 +141,7 @@ impl KafkaController {
         );
         let adding: Vec<_> = r.adding.iter().map(|b| (tp.clone(), *b)).collect();
         self.replica_state_changes(cx, &adding, ReplicaState::OnlineReplica)?;
-        if let Some(a) = self.ctx.assignments.get_mut(tp.topic.as_str()).and_then(|m| m.get_mut(&tp.partition)) {
+        if let Some(a) = self.ctx.assignment_mut(tp) {
             *a = ReplicaAssignment::new(target.clone());
         }
         let leader = self.ctx.leadership.get(tp).map(|l| l.leader).unwrap_or(-1);
@@ -169,7 +169,7 @@ impl KafkaController {
     /// context, watch the partition's state (ISR changes).
     fn update_current_reassignment(&mut self, cx: &mut Cx, tp: &TopicPartition, r: &ReplicaAssignment) -> CResult<()> {
         if self.ctx.assignment(tp) != Some(r) {
-            if let Some(a) = self.ctx.assignments.get_mut(tp.topic.as_str()).and_then(|m| m.get_mut(&tp.partition)) {
+            if let Some(a) = self.ctx.assignment_mut(tp) {
                 *a = r.clone();
             }
             self.write_topic_assignment(cx, &tp.topic)?;
@@ -183,7 +183,7 @@ impl KafkaController {
 
     fn write_topic_assignment(&mut self, cx: &mut Cx, topic: &str) -> CResult<()> {
         let actor = self.actor();
-        let a = self.ctx.assignments.get(topic).cloned().unwrap_or_default();
+        let a = self.ctx.topic_assignment(topic);
         let req = Request::SetData { path: zk_data::topic_path(topic), data: zk_data::encode_topic(&a), version: -1 };
         cx.zkc.fenced(cx.io, &actor, "KafkaZkClient.setTopicAssignment", self.ctx.epoch_zk_version, req)?;
         Ok(())

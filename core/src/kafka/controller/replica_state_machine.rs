@@ -112,7 +112,7 @@ impl KafkaController {
                 for (tp, before) in &valid_states {
                     let cur = if distinct { *before } else { self.ctx.replica_state_of(tp, b) };
                     if cur == ReplicaState::NewReplica {
-                        if let Some(a) = self.ctx.assignments.get_mut(tp.topic.as_str()).and_then(|m| m.get_mut(&tp.partition)) {
+                        if let Some(a) = self.ctx.assignment_mut(tp) {
                             if !a.replicas.contains(&b) {
                                 a.replicas.push(b);
                             }
@@ -157,7 +157,7 @@ impl KafkaController {
             }
             ReplicaState::NonExistentReplica => {
                 for tp in &valid {
-                    if let Some(a) = self.ctx.assignments.get_mut(tp.topic.as_str()).and_then(|m| m.get_mut(&tp.partition)) {
+                    if let Some(a) = self.ctx.assignment_mut(tp) {
                         a.replicas.retain(|r| *r != b);
                         a.adding.retain(|r| *r != b);
                         a.removing.retain(|r| *r != b);

@@ -35,7 +35,7 @@ impl KafkaController {
             for p in a.keys() {
                 partitions.push(TopicPartition { topic: (&t).into(), partition: *p });
             }
-            self.ctx.assignments.insert(t, a);
+            self.ctx.set_topic_assignment(&t, a);
         }
         let (new_list, gone_list) = (crate::kafka::show(&new), crate::kafka::show(&gone));
         self.step(
@@ -74,7 +74,7 @@ impl KafkaController {
         let actor = self.actor();
         let a = kzk::get_replica_assignment(cx.zkc, cx.io, &actor, &[topic.to_string()]).map_err(ControllerError::Zk)?;
         let Some(full) = a.get(topic).cloned() else { return Ok(()) };
-        let known = self.ctx.assignments.get(topic).cloned().unwrap_or_default();
+        let known = self.ctx.topic_assignment(topic);
         let added: Vec<TopicPartition> =
             full.keys().filter(|p| !known.contains_key(p)).map(|p| TopicPartition { topic: topic.into(), partition: *p }).collect();
         if added.is_empty() {
@@ -89,10 +89,9 @@ impl KafkaController {
             );
             return Ok(());
         }
-        let entry = self.ctx.assignments.entry(topic.to_string()).or_default();
         for tp in &added {
             if let Some(r) = full.get(&tp.partition) {
-                entry.insert(tp.partition, r.clone());
+                self.ctx.assignments.insert(tp.clone(), r.clone());
             }
         }
         self.step(
