@@ -9,7 +9,8 @@ use std::collections::BTreeSet;
 use web_sys::HtmlSelectElement;
 use yew::prelude::*;
 
-/// Entries shown after the current step (greyed: what the script does next).
+/// The log shows the steps to come (greyed: what the script does next) up
+/// to the next multiple of this, and one more of it.
 const FUTURE: u64 = 100;
 
 #[derive(Properties, PartialEq)]
@@ -155,8 +156,12 @@ pub fn event_log(p: &EventsProps) -> Html {
             sandbox.trace().iter().filter(keep).map(|e| e.step).collect::<Vec<u64>>()
         })
     };
-    // The log shows the steps so far and a few to come, greyed.
-    let shown = &kept[..kept.partition_point(|&s| s <= position + FUTURE)];
+    // The log shows the steps so far and the next hundred or two, greyed.
+    // Its end moves a hundred steps at a time: a list that grew by an entry
+    // at every step changed its scrolled extent, and the browser painted and
+    // layerized the whole list again (most of a small scenario's frame).
+    let horizon = (position / FUTURE + 2) * FUTURE;
+    let shown = &kept[..kept.partition_point(|&s| s <= horizon)];
     let virtual_mode = shown.len() > VIRTUAL_FROM;
     let item = |step: u64| {
         let when = match step.cmp(&position) {
