@@ -112,6 +112,41 @@ test('the contract hooks of a cluster: brokers, controller, partitions, znodes',
   await page.close();
 });
 
+test('a log of thousands of steps is a virtual list: the current step in view, every step a scroll away', async () => {
+  const long = 'cluster brokers=5\nstart all\ntopic create big partitions=300 replication-factor=3\nrun 10s\nkill broker 0\nrun 30s\n';
+  const opened = await browser.open(`/#kzs=${base64url(long)}`);
+  const { page } = opened;
+  await page.getByTestId('to-end').click();
+  await waitEnd(page);
+  const end = await stepOf(page);
+  assert.ok(end > 2000, `${end} steps`);
+  await page.getByTestId('timeline').fill('2000');
+  await waitStep(page, 2000);
+  const log = page.getByTestId('event-log');
+  assert.match(await log.getAttribute('class'), /kz-events-virtual/);
+  // Only the rows near the view are in the page, the current one among them, in view.
+  assert.ok((await log.locator('.kz-event').count()) < 100);
+  const inView = (step) =>
+    page.evaluate((step) => {
+      const list = document.querySelector('[data-testid="event-log"]').getBoundingClientRect();
+      const row = document.querySelector(`.kz-event[data-step="${step}"]`)?.getBoundingClientRect();
+      return !!row && row.top >= list.top && row.bottom <= list.bottom;
+    }, step);
+  assert.ok(await inView(2000), 'the current step is in view');
+  // → follows: two hundred steps on, the current step is still in view.
+  await page.getByTestId('timeline').fill('2200');
+  await waitStep(page, 2200);
+  await page.getByTestId('step-forward').click();
+  await waitStep(page, 2201);
+  assert.ok(await inView(2201), 'the log followed the step');
+  // Scrolled to the top, the first step is there; clicking it goes to it.
+  await log.evaluate((l) => (l.scrollTop = 0));
+  await page.locator('[data-testid="event"][data-step="1"]').click();
+  await waitStep(page, 1);
+  await assertClean(opened);
+  await page.close();
+});
+
 test('scrubbing the timeline moves to any step so far, and the address follows', async () => {
   const opened = await browser.open(CLUSTER_ADDRESS);
   const { page } = opened;

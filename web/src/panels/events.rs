@@ -174,7 +174,7 @@ pub fn event_log(p: &EventsProps) -> Html {
     let entries = if virtual_mode {
         *follower.borrow_mut() = None;
         let mut list = virtual_list.borrow_mut();
-        let drawn = list.follow(shown, position);
+        let drawn = list.follow(shown, position, (&actor_filter, &kind_filter));
         let (above, below) = (list.viewport.extent(drawn.start), list.viewport.extent(shown.len() - drawn.end));
         html! { <>
             <li key="above" class="kz-event-spacer" aria-hidden="true" style={format!("height:{above}px")}></li>
@@ -182,6 +182,8 @@ pub fn event_log(p: &EventsProps) -> Html {
             <li key="below" class="kz-event-spacer" aria-hidden="true" style={format!("height:{below}px")}></li>
         </> }
     } else {
+        // A list drawn whole again: a virtual one later starts afresh.
+        *virtual_list.borrow_mut() = VirtualList::default();
         html! { for shown.iter().map(|&s| item(s)) }
     };
     {
@@ -248,6 +250,8 @@ struct VirtualList {
     viewport: Viewport,
     drawn: std::ops::Range<usize>,
     followed: Option<u64>,
+    /// The filters the rows were drawn with: other filters, other rows.
+    filters: (String, String),
     /// A scroll chosen while drawing, applied once the rows are in the page.
     scroll_to: Option<f64>,
     measured: bool,
@@ -255,9 +259,14 @@ struct VirtualList {
 
 impl VirtualList {
     /// The rows of `shown` to draw now. When the timeline has moved since
-    /// the last drawing and its entry is out of view, the list scrolls to it
-    /// first, so that a step draws the rows it will show in one go.
-    fn follow(&mut self, shown: &[u64], position: u64) -> std::ops::Range<usize> {
+    /// the last drawing (or the filters changed) and its entry is out of
+    /// view, the list scrolls to it first, so that a step draws the rows it
+    /// will show in one go.
+    fn follow(&mut self, shown: &[u64], position: u64, filters: (&str, &str)) -> std::ops::Range<usize> {
+        if (self.filters.0.as_str(), self.filters.1.as_str()) != filters {
+            self.filters = (filters.0.to_string(), filters.1.to_string());
+            self.followed = None;
+        }
         if self.followed != Some(position) {
             self.followed = Some(position);
             let i = shown.partition_point(|&s| s < position).min(shown.len().saturating_sub(1));
