@@ -272,31 +272,26 @@ impl ViewCache {
             Some((at, _)) if zxid > *at => written_since(sim, *at),
             _ => Written::Anything,
         };
-        match (since, self.zookeeper.take()) {
-            (Written::Nothing, Some((_, decoded))) => {
-                self.zookeeper = Some((zxid, decoded.clone()));
-                decoded
-            }
+        let decoded = match (since, self.zookeeper.take()) {
+            (Written::Nothing, Some((_, decoded))) => decoded,
             (Written::States(paths), Some((_, decoded))) => {
                 let (decoded, changed) = with_states(&decoded, paths, sim);
                 self.truth += u64::from(changed);
-                self.zookeeper = Some((zxid, decoded.clone()));
                 decoded
             }
             (_, previous) => {
-                self.zookeeper = previous;
                 let fresh = self.decode_partitions(sim);
-                let decoded = match self.zookeeper.take() {
+                match previous {
                     Some((_, same)) if *same == fresh => same,
                     _ => {
                         self.truth += 1;
                         Arc::new(fresh)
                     }
-                };
-                self.zookeeper = Some((zxid, decoded.clone()));
-                decoded
+                }
             }
-        }
+        };
+        self.zookeeper = Some((zxid, decoded.clone()));
+        decoded
     }
 
     /// [`partitions_in_zookeeper`], decoding only the state znodes written

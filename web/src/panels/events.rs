@@ -6,6 +6,7 @@ use crate::i18n::Lang;
 use crate::state::{Action, Snap};
 use crate::viewport::Viewport;
 use std::collections::BTreeSet;
+use std::rc::Rc;
 use web_sys::HtmlSelectElement;
 use yew::prelude::*;
 
@@ -174,7 +175,7 @@ pub fn event_log(p: &EventsProps) -> Html {
     let entries = if virtual_mode {
         *follower.borrow_mut() = None;
         let mut list = virtual_list.borrow_mut();
-        let drawn = list.follow(shown, position, (&actor_filter, &kind_filter));
+        let drawn = list.follow(&kept, shown.len(), position);
         let (above, below) = (list.viewport.extent(drawn.start), list.viewport.extent(shown.len() - drawn.end));
         html! { <>
             <li key="above" class="kz-event-spacer" aria-hidden="true" style={format!("height:{above}px")}></li>
@@ -249,33 +250,29 @@ pub fn event_log(p: &EventsProps) -> Html {
 struct VirtualList {
     viewport: Viewport,
     drawn: std::ops::Range<usize>,
-    followed: Option<u64>,
-    /// The filters the rows were drawn with: other filters, other rows.
-    filters: (String, String),
+    /// The position it last followed, in which list of kept steps (the
+    /// filters' memo: other filters, another list).
+    followed: Option<(u64, Rc<Vec<u64>>)>,
     /// A scroll chosen while drawing, applied once the rows are in the page.
     scroll_to: Option<f64>,
     measured: bool,
 }
 
 impl VirtualList {
-    /// The rows of `shown` to draw now. When the timeline has moved since
-    /// the last drawing (or the filters changed) and its entry is out of
-    /// view, the list scrolls to it first, so that a step draws the rows it
-    /// will show in one go.
-    fn follow(&mut self, shown: &[u64], position: u64, filters: (&str, &str)) -> std::ops::Range<usize> {
-        if (self.filters.0.as_str(), self.filters.1.as_str()) != filters {
-            self.filters = (filters.0.to_string(), filters.1.to_string());
-            self.followed = None;
-        }
-        if self.followed != Some(position) {
-            self.followed = Some(position);
-            let i = shown.partition_point(|&s| s < position).min(shown.len().saturating_sub(1));
+    /// The rows to draw now of the first `shown` of `kept`. When the
+    /// timeline has moved since the last drawing (or the filters changed)
+    /// and its entry is out of view, the list scrolls to it first, so that a
+    /// step draws the rows it will show in one go.
+    fn follow(&mut self, kept: &Rc<Vec<u64>>, shown: usize, position: u64) -> std::ops::Range<usize> {
+        if !self.followed.as_ref().is_some_and(|(p, k)| *p == position && Rc::ptr_eq(k, kept)) {
+            self.followed = Some((position, kept.clone()));
+            let i = kept[..shown].partition_point(|&s| s < position).min(shown.saturating_sub(1));
             if !self.viewport.shows(i) {
                 self.viewport.top = self.viewport.centred_on(i);
                 self.scroll_to = Some(self.viewport.top);
             }
         }
-        self.drawn = self.viewport.drawn(shown.len());
+        self.drawn = self.viewport.drawn(shown);
         self.drawn.clone()
     }
 
