@@ -63,7 +63,7 @@ describe('every built-in scenario', () => {
       assert.equal(await page.getByTestId('error').count(), 0, `${name} ends with an error`);
       const expects = text.split('\n').filter((l) => l.trim().startsWith('expect ')).length;
       assert.equal(await page.locator('[data-testid="checkpoint"][data-status="passed"]').count(), expects);
-      assert.match(page.url(), new RegExp(`scenario=${name}&step=${end}`));
+      await page.waitForURL(new RegExp(`scenario=${name}&step=${end}`), { timeout: TIMEOUT_MS });
       await page.getByTestId('reset').click();
       await waitStep(page, 0);
       await assertClean(opened);
@@ -222,7 +222,7 @@ test("kill a broker from its card: it stops at once, and its session expires lat
   await page.locator('[data-testid="broker"][data-broker-id="2"][data-state="stopped"]').waitFor({ timeout: TIMEOUT_MS });
   assert.ok((await stepOf(page)) > before);
   assert.match(await page.getByTestId('step-summary').textContent(), /broker 2 stopped: killed/);
-  assert.match(page.url(), /do=\d+\./, 'the action is in the permalink');
+  await page.waitForURL(/do=\d+\./, { timeout: TIMEOUT_MS }); // the action is in the permalink
   // Its card offers to start it again.
   await card(2).getByRole('button', { name: /^start broker 2$/i }).waitFor();
   await assertClean(opened);
@@ -252,6 +252,7 @@ test('branch: step back, act, and the future changes (and the permalink reproduc
   assert.equal(await card(1).getAttribute('data-state'), 'stopped', 'the new future has broker 1 dead');
   assert.notEqual(await page.locator('[data-testid="partition"][data-tp="t-0"]').getAttribute('data-leader'), '1');
   // The permalink carries the branch.
+  await page.waitForURL(new RegExp(`step=${await stepOf(page)}`), { timeout: TIMEOUT_MS });
   const link = page.url();
   const state = async (p) => [
     await stepOf(p),

@@ -135,7 +135,7 @@ test('the language switch changes the page in place: an open tour stays open', a
   await page.waitForFunction(() => document.documentElement.lang.startsWith('zh'));
   await page.getByTestId('tour').waitFor({ timeout: TIMEOUT_MS });
   assert.notEqual(await page.getByTestId('tour-beat').textContent(), beat, 'the same beat, now in Chinese');
-  assert.match(page.url(), /lang=zh/);
+  await page.waitForURL(/lang=zh/, { timeout: TIMEOUT_MS });
   await clean(opened);
 });
 

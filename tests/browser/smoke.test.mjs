@@ -63,7 +63,8 @@ test('an unknown scenario name shows an error naming the built-ins', async () =>
   assert.equal(await page.getByTestId('error').count(), 0);
   await page.getByTestId('step-forward').click();
   assert.equal((await page.getByTestId('step-counter').textContent()).trim(), '1');
-  assert.match(page.url(), /scenario=zk-basics&step=1/);
+  // The address follows once the page is quiet (a run of steps writes it once).
+  await page.waitForURL(/scenario=zk-basics&step=1/, { timeout: TIMEOUT_MS });
   assert.deepEqual(problems, []);
   await page.close();
 });

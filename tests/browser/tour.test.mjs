@@ -164,7 +164,7 @@ test('leaving the narrated path and coming back: an action of my own, then a see
   await page.getByTestId('tour-off-path').waitFor({ timeout: TIMEOUT_MS });
   assert.equal(await page.getByTestId('tour-beat').count(), 0);
   assert.equal(await page.getByTestId('tour-highlight').count(), 0, 'no highlight off the path');
-  assert.match(page.url(), /do=\d+\./);
+  await page.waitForURL(/do=\d+\./, { timeout: TIMEOUT_MS });
   // Back to the tour: the beat again, at its step, without the action.
   await page.getByTestId('tour-rejoin').click();
   await waitBeat(page, k);

@@ -88,27 +88,21 @@ pub fn app() -> Html {
             move || drop(interval)
         });
     }
-    // The address bar is always a permalink (not rewritten mid-play). It is
-    // written here, before this render touches the page, not in an effect
-    // after it: the browser lays the page out again for `replaceState`, and
-    // with the new rows waiting that was 5 ms a step and 40 ms a seek on a
-    // big cluster (issue 9). Only a changed link is written. The first one
-    // waits until the page is drawn: panels read the address they were
-    // opened with (`&tour=1`) as they mount.
+    // The address bar is always a permalink (not rewritten mid-play), once
+    // the learner pauses: a changed link is written [`ADDRESS_QUIET_MS`]
+    // after the last change. `replaceState` costs the browser a same-document
+    // navigation, 4-5 ms of every step when it was written at each one
+    // (issue 9); stepping with → now writes it once, when the learner stops.
+    // The first one waits until the page is drawn: panels read the address
+    // they were opened with (`&tour=1`) as they mount.
     {
-        let written = use_mut_ref(|| None::<Option<String>>);
+        let written = use_mut_ref(AddressWriter::default);
         let link = if state.playing || state.to_end { None } else { state.permalink() };
-        let write = |written: &RefCell<Option<Option<String>>>, link: Option<String>| {
-            if let Some(l) = &link {
-                dom::replace_address(l);
-            }
-            *written.borrow_mut() = Some(link);
-        };
-        let mounted = written.borrow().is_some();
-        if mounted && link.is_some() && written.borrow().as_ref() != Some(&link) {
-            write(&written, link.clone());
+        let mounted = written.borrow().mounted;
+        if mounted {
+            AddressWriter::later(&written, link.clone());
         }
-        use_effect_with((), move |_| write(&written, link));
+        use_effect_with((), move |_| AddressWriter::now(&written, link));
     }
     // `<html lang>` follows the interface language.
     use_effect_with(state.lang, |lang| lang.apply_to_document());
@@ -278,5 +272,48 @@ pub fn app() -> Html {
                 <span class="kz-muted">{ format!("{} {}", t("virtual time"), format::clock(time_ms)) }</span>
             </footer>
         </div>
+    }
+}
+
+/// How long the address waits, after the last change, to be written.
+const ADDRESS_QUIET_MS: u32 = 300;
+
+/// Writes the permalink into the address bar once the page has been quiet
+/// for [`ADDRESS_QUIET_MS`]: a run of steps writes it once, at its end.
+#[derive(Default)]
+struct AddressWriter {
+    /// The first link is written as the page is first drawn.
+    mounted: bool,
+    /// The link last written, or waiting to be.
+    link: Option<String>,
+    pending: Option<gloo_timers::callback::Timeout>,
+}
+
+impl AddressWriter {
+    fn now(writer: &RefCell<AddressWriter>, link: Option<String>) {
+        let mut w = writer.borrow_mut();
+        w.mounted = true;
+        w.pending = None;
+        if let Some(l) = &link {
+            dom::replace_address(l);
+        }
+        w.link = link;
+    }
+
+    /// A link that differs from the last one is written when the page has
+    /// been quiet for a while; none (mid-play) leaves the address as it is.
+    fn later(writer: &Rc<RefCell<AddressWriter>>, link: Option<String>) {
+        let mut w = writer.borrow_mut();
+        if link.is_none() || w.link == link {
+            return;
+        }
+        w.link = link.clone();
+        let writer = writer.clone();
+        w.pending = Some(gloo_timers::callback::Timeout::new(ADDRESS_QUIET_MS, move || {
+            writer.borrow_mut().pending = None;
+            if let Some(l) = &link {
+                dom::replace_address(l);
+            }
+        }));
     }
 }

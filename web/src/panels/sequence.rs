@@ -94,8 +94,13 @@ fn drawing(p: &DrawingProps) -> Html {
                             <text x={x(i).to_string()} y="14" text-anchor="middle" translate="no">{ lane }</text>
                         </g>
                     }) }
+                    // Each message is a group keyed by its step and placed by a
+                    // transform: a new message moves the others down a row by
+                    // an attribute each, instead of rewriting every row's text
+                    // (issue 9: the diagram was most of a step's text layout).
                     { for d.msgs.iter().zip(&p.labels).enumerate().map(|(row, (m, label))| {
-                        let y = TOP + row as f64 * ROW + 8.0;
+                        let y = 8.0;
+                        let place = format!("translate(0 {})", TOP + row as f64 * ROW);
                         let (x1, x2) = (x(m.from), x(m.to));
                         let current = Some(m.step) == p.current;
                         let class = classes!("kz-msg", format!("kz-msg-{}", m.kind), (!m.ok).then_some("kz-msg-err"), current.then_some("kz-msg-current"),
@@ -107,7 +112,7 @@ fn drawing(p: &DrawingProps) -> Html {
                         let step_label = html! { <text class="kz-msg-step" x="6" y={(y + 4.0).to_string()}>{ format!("#{}", m.step) }</text> };
                         if m.from == m.to {
                             html! {
-                                <g {class} onclick={go} translate={(m.kind != "expire").then_some("no")}>
+                                <g key={m.step} {class} transform={place} onclick={go} translate={(m.kind != "expire").then_some("no")}>
                                     <title>{ format!("#{} {}", m.step, label) }</title>
                                     { step_label }
                                     <circle cx={x1.to_string()} cy={y.to_string()} r="5" />
@@ -118,7 +123,7 @@ fn drawing(p: &DrawingProps) -> Html {
                             let dir = if x2 > x1 { 1.0 } else { -1.0 };
                             let head = format!("{},{} {},{} {},{}", x2, y, x2 - dir * 8.0, y - 4.0, x2 - dir * 8.0, y + 4.0);
                             html! {
-                                <g {class} onclick={go} translate="no">
+                                <g key={m.step} {class} transform={place} onclick={go} translate="no">
                                     <title>{ format!("#{} {}", m.step, m.label) }</title>
                                     { step_label }
                                     <line x1={x1.to_string()} y1={y.to_string()} x2={(x2 - dir * 6.0).to_string()} y2={y.to_string()} />
