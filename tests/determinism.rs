@@ -172,3 +172,79 @@ fn cached_views_match_fresh_ones(text: &str, seek_within: u64) {
         assert_eq!(windowed.belief_partitions, fresh.belief_partitions);
     }
 }
+
+/// Whatever path the learner takes — steps, steps back, seeks, actions — the
+/// trace holds exactly what a straight walk forward, acting at the same
+/// steps, records: every new step described, even when it comes from an
+/// event that began in a replay (whose known steps were not described).
+#[test]
+fn every_path_records_the_trace_a_straight_walk_records() {
+    use kzsim::sandbox::Sandbox;
+    let failover = include_str!("../static/scenarios/controller-failover.kzs");
+    // Broker 3 is the learner's: the script never touches it.
+    let cluster = "cluster brokers=4\nstart all\ntopic create big partitions=60 replication-factor=3\nrun 5s\nkill broker 1\nrun 8s\n";
+    for (seed, text, acts) in [(1u64, failover, false), (2, cluster, true), (3, failover, false), (4, cluster, true), (5, cluster, true)] {
+        let mut rng = Rng::seeded(seed);
+        let mut sandbox = Sandbox::load(text).unwrap();
+        for round in 0..60 {
+            match rng.index(8) {
+                _ if acts && round % 20 == 10 => {
+                    let stopped = sandbox.view().brokers.iter().any(|b| b.id == 3 && b.state == "stopped");
+                    sandbox.act(if stopped { "start broker 3" } else { "kill broker 3" }).unwrap();
+                }
+                0 => sandbox.seek(rng.range_inclusive(0, sandbox.known_steps())),
+                1 | 2 => {
+                    for _ in 0..rng.range_inclusive(1, 4) {
+                        sandbox.step_back();
+                    }
+                }
+                _ => {
+                    sandbox.run_for(rng.range_inclusive(1, 40));
+                }
+            }
+        }
+        let known = sandbox.known_steps();
+        assert_eq!(!sandbox.timeline().injections().is_empty(), acts, "seed {seed}: the actions were taken");
+        // The straight walk: forward only, acting where the learner's
+        // actions stand.
+        let mut walk = Sandbox::load(text).unwrap();
+        for (at, action) in sandbox.timeline().injections().to_vec() {
+            while walk.position() < at && walk.step_forward() {}
+            walk.act(&action).unwrap();
+        }
+        while walk.position() < known && walk.step_forward() {}
+        assert_eq!(sandbox.trace().len(), walk.trace().len(), "seed {seed}");
+        for (a, b) in sandbox.trace().iter().zip(walk.trace()) {
+            assert_eq!(a, b, "seed {seed}: step {} differs from the straight walk's", a.step);
+        }
+    }
+}
+
+/// An action taken where the timeline stopped (the script over, its last
+/// `run` gone on to its deadline) runs at that time whether the timeline
+/// got there by "run to the end", by a replay, or by a permalink's walk
+/// that only steps to the end.
+#[test]
+fn an_action_at_the_end_runs_the_same_however_the_timeline_got_there() {
+    use kzsim::sandbox::Sandbox;
+    let text = "cluster brokers=3\nstart all\nrun 2s\n";
+    let mut first = Sandbox::load(text).unwrap();
+    first.run_for(100_000);
+    let end = first.position();
+    first.act("kill broker 1").unwrap();
+    first.run_for(200);
+    let known = first.known_steps();
+    let acted = first.trace()[end as usize].clone();
+    assert!(acted.time_ms > first.trace()[end as usize - 1].time_ms, "the action runs at the last run's deadline: {acted:?}");
+    // Back before it and forward again: the same steps (a replay that
+    // diverged would also trip the runner's debug check).
+    first.seek(end / 2);
+    first.seek(known);
+    assert_eq!(first.trace()[end as usize], acted);
+    // A permalink's walk: to the step, then the action.
+    let mut walk = Sandbox::load(text).unwrap();
+    walk.seek(end);
+    walk.act("kill broker 1").unwrap();
+    walk.seek(known);
+    assert_eq!(walk.trace(), first.trace());
+}

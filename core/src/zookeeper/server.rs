@@ -50,6 +50,9 @@ pub struct ZooKeeper {
     sessions: BTreeMap<SessionId, Session>,
     last_zxid: Zxid,
     sessions_created: i64,
+    /// Requests served so far, reads included: a measure of work that needs
+    /// no clock (`Sim::work`).
+    requests: u64,
     /// A planted bug for the invariant checker's own test: requests from a
     /// session that has expired are served anyway (as if the client had
     /// silently reconnected, like the old zkclient library).
@@ -59,6 +62,11 @@ pub struct ZooKeeper {
 impl ZooKeeper {
     pub fn tree(&self) -> &DataTree {
         &self.tree
+    }
+
+    /// Requests served so far, reads included.
+    pub fn requests_served(&self) -> u64 {
+        self.requests
     }
 
     pub fn watches(&self) -> &WatchManager {
@@ -135,6 +143,7 @@ impl ZooKeeper {
 
     /// Processes one request from `session` at `now`.
     pub fn process(&mut self, now: Millis, session: SessionId, request: &Request) -> (ZkResult, Vec<Notification>) {
+        self.requests += 1;
         if !self.touch(session, now) && !self.serve_expired_sessions {
             return (Err(KeeperError::SessionExpired.into()), Vec::new());
         }
