@@ -19,7 +19,7 @@
 //! which keeps seven copies of it out of the browser's download (issue 9).
 
 use crate::scenario::{Topic, TopicPartition};
-use std::collections::BTreeMap;
+use std::collections::{btree_map, BTreeMap};
 
 /// Partition numbers below this are indexed; the others are kept ordered.
 /// Above the parser's largest topic a single znode can describe (ZooKeeper's
@@ -106,11 +106,53 @@ impl Positions {
 
     /// The positions in partition order: the negative numbers, the indexed
     /// ones, the big ones.
-    fn in_order(&self) -> impl Iterator<Item = usize> + '_ {
-        let below = self.sparse.range(..0).map(|(_, i)| *i);
-        let dense = self.dense.iter().copied().filter(|i| *i != NONE);
-        let above = self.sparse.range(DENSE..).map(|(_, i)| *i);
-        below.chain(dense).chain(above).map(|i| i as usize)
+    fn in_order(&self) -> InOrder<'_> {
+        InOrder { below: self.sparse.range(..0), dense: self.dense.iter(), above: self.sparse.range(DENSE..) }
+    }
+}
+
+/// A slot's positions in partition order ([`Positions::in_order`]).
+struct InOrder<'a> {
+    below: btree_map::Range<'a, i32, u32>,
+    dense: std::slice::Iter<'a, u32>,
+    above: btree_map::Range<'a, i32, u32>,
+}
+
+impl Iterator for InOrder<'_> {
+    type Item = usize;
+
+    fn next(&mut self) -> Option<usize> {
+        let next = match self.below.next() {
+            Some((_, i)) => Some(*i),
+            None => self.dense.find(|i| **i != NONE).or_else(|| self.above.next().map(|(_, i)| i)).copied(),
+        };
+        next.map(|i| i as usize)
+    }
+}
+
+/// Every position of the index in `TopicPartition` order, as (slot,
+/// position): the iteration of every map, written once for all of them.
+struct Order<'a> {
+    index: &'a SlotIndex,
+    /// The slots still to come.
+    slots: btree_map::Values<'a, Topic, u32>,
+    /// The slot being listed, and its positions still to come.
+    current: Option<(usize, InOrder<'a>)>,
+}
+
+impl Iterator for Order<'_> {
+    type Item = (usize, usize);
+
+    fn next(&mut self) -> Option<(usize, usize)> {
+        loop {
+            if let Some((slot, positions)) = &mut self.current {
+                if let Some(i) = positions.next() {
+                    return Some((*slot, i));
+                }
+            }
+            let slot = *self.slots.next()? as usize;
+            self.current = Some((slot, self.index.slots[slot].in_order()));
+        }
     }
 }
 
@@ -183,9 +225,15 @@ impl SlotIndex {
         self.topics.values().map(|slot| *slot as usize)
     }
 
-    /// The slot's positions in partition order.
-    fn in_order(&self, slot: usize) -> impl Iterator<Item = usize> + '_ {
-        self.slots[slot].in_order()
+    /// Every position, in `TopicPartition` order.
+    fn order(&self) -> Order<'_> {
+        Order { index: self, slots: self.topics.values(), current: None }
+    }
+
+    /// The topic's positions in partition order.
+    fn topic(&self, topic: &str) -> Order<'_> {
+        let current = self.topics.get(topic).map(|slot| (*slot as usize, self.slots[*slot as usize].in_order()));
+        Order { index: self, slots: btree_map::Values::default(), current }
     }
 }
 
@@ -275,21 +323,17 @@ impl<V> PartitionMap<V> {
 
     /// In `TopicPartition` order.
     pub fn iter(&self) -> impl Iterator<Item = (&TopicPartition, &V)> {
-        self.index.slots().flat_map(move |slot| self.slot(slot))
+        self.index.order().map(|(slot, i)| self.entry(slot, i))
     }
 
     /// The topic's partitions, in partition order.
     pub fn topic(&self, topic: &str) -> impl Iterator<Item = (&TopicPartition, &V)> {
-        self.index.topics.get(topic).into_iter().flat_map(move |slot| self.slot(*slot as usize))
+        self.index.topic(topic).map(|(slot, i)| self.entry(slot, i))
     }
 
-    /// A slot's entries in partition order.
-    fn slot(&self, slot: usize) -> impl Iterator<Item = (&TopicPartition, &V)> {
-        let entries = &self.entries[slot];
-        self.index.in_order(slot).map(move |i| {
-            let (k, v) = &entries[i];
-            (k, v)
-        })
+    fn entry(&self, slot: usize, i: usize) -> (&TopicPartition, &V) {
+        let (k, v) = &self.entries[slot][i];
+        (k, v)
     }
 
     pub fn keys(&self) -> impl Iterator<Item = &TopicPartition> {
@@ -306,7 +350,7 @@ impl<V> PartitionMap<V> {
         let mut values = Vec::with_capacity(index.len);
         for slot in index.slots() {
             let mut taken: Vec<Option<V>> = std::mem::take(&mut entries[slot]).into_iter().map(|(_, v)| Some(v)).collect();
-            values.extend(index.in_order(slot).filter_map(|i| taken[i].take()));
+            values.extend(index.slots[slot].in_order().filter_map(|i| taken[i].take()));
         }
         values.into_iter()
     }
