@@ -3,7 +3,7 @@
 //! Kafka (or ZooKeeper) method the step mirrors.
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 /// A recorded step, as one JSON line of `--trace`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -85,4 +85,51 @@ impl Trace {
         let held = (steps as usize).saturating_sub(self.forgotten);
         self.entries.iter().take(held).any(|e| e.to_json_line().contains(text))
     }
+}
+
+/// A step's detail as it is built: a JSON object whose keys come in the order
+/// they are given (the `--trace` line lists them so), a key given again
+/// keeping its place.
+///
+/// It is what `json!({...})` makes, but `json!` serialises every value
+/// through generic code of its own and unwraps the result, which for the
+/// hundreds of details the simulator writes was many kilobytes of the
+/// browser's download (issue 9); here each key is one call to [`Detail::set`].
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Detail(Map<String, Value>);
+
+impl Detail {
+    pub fn new() -> Detail {
+        Detail::default()
+    }
+
+    /// The detail with `key: value` added.
+    #[inline]
+    pub fn with(mut self, key: &str, value: impl Into<Value>) -> Detail {
+        self.set(key, value.into());
+        self
+    }
+
+    pub fn set(&mut self, key: &str, value: Value) {
+        self.0.insert(key.to_owned(), value);
+    }
+
+    pub fn get(&self, key: &str) -> Option<&Value> {
+        self.0.get(key)
+    }
+
+    pub fn contains(&self, key: &str) -> bool {
+        self.0.contains_key(key)
+    }
+}
+
+impl From<Detail> for Value {
+    fn from(d: Detail) -> Value {
+        Value::Object(d.0)
+    }
+}
+
+/// A JSON array of the items, as `json!` writes a list or a set.
+pub fn list<T: Into<Value>>(items: impl IntoIterator<Item = T>) -> Value {
+    Value::Array(items.into_iter().map(Into::into).collect())
 }
