@@ -37,8 +37,9 @@ const NONE: u32 = u32::MAX;
 /// issue 9); [`PartitionMap`] keeps the entries beside it.
 #[derive(Clone, Debug, Default)]
 struct SlotIndex {
-    /// Topic → slot.
-    topics: BTreeMap<Topic, u32>,
+    /// Topic → slot, sorted by topic (a map has a few topics, and a
+    /// vector's code is smaller than an ordered map's).
+    topics: Vec<(Topic, u32)>,
     slots: Vec<Positions>,
     /// Slots of removed topics, for the next new topic.
     free: Vec<u32>,
@@ -135,7 +136,7 @@ impl Iterator for InOrder<'_> {
 struct Order<'a> {
     index: &'a SlotIndex,
     /// The slots still to come.
-    slots: btree_map::Values<'a, Topic, u32>,
+    slots: std::slice::Iter<'a, (Topic, u32)>,
     /// The slot being listed, and its positions still to come.
     current: Option<(usize, InOrder<'a>)>,
 }
@@ -150,7 +151,7 @@ impl Iterator for Order<'_> {
                     return Some((*slot, i));
                 }
             }
-            let slot = *self.slots.next()? as usize;
+            let slot = self.slots.next()?.1 as usize;
             self.current = Some((slot, self.index.slots[slot].in_order()));
         }
     }
@@ -162,22 +163,40 @@ impl SlotIndex {
     /// browser build keeps the one copy.
     #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
     fn find(&self, tp: &TopicPartition) -> Option<(usize, usize)> {
-        let slot = *self.topics.get(&tp.topic)? as usize;
+        let slot = self.slot(&tp.topic)? as usize;
         Some((slot, self.slots[slot].get(tp.partition)? as usize))
+    }
+
+    /// Where `topic` is in `topics`, or where it would go.
+    fn search(&self, topic: &Topic) -> Result<usize, usize> {
+        self.topics.binary_search_by(|(t, _)| t.cmp(topic))
+    }
+
+    fn slot(&self, topic: &Topic) -> Option<u32> {
+        self.search(topic).ok().map(|i| self.topics[i].1)
+    }
+
+    /// `search` by the topic's name.
+    fn search_named(&self, topic: &str) -> Result<usize, usize> {
+        self.topics.binary_search_by(|(t, _)| (**t).cmp(topic))
+    }
+
+    fn slot_named(&self, topic: &str) -> Option<u32> {
+        self.search_named(topic).ok().map(|i| self.topics[i].1)
     }
 
     /// The slot and position of `tp`'s entry, and whether it is a new one
     /// (then at the end of the slot's entries, which may be a new slot at
     /// the end of the slots).
     fn insert(&mut self, tp: &TopicPartition) -> (usize, usize, bool) {
-        let slot = match self.topics.get(&tp.topic) {
-            Some(slot) => *slot,
-            None => {
+        let slot = match self.search(&tp.topic) {
+            Ok(i) => self.topics[i].1,
+            Err(i) => {
                 let slot = self.free.pop().unwrap_or(self.slots.len() as u32);
                 if slot as usize == self.slots.len() {
                     self.slots.push(Positions::default());
                 }
-                self.topics.insert(tp.topic.clone(), slot);
+                self.topics.insert(i, (tp.topic.clone(), slot));
                 slot
             }
         };
@@ -190,7 +209,7 @@ impl SlotIndex {
     /// swap-removed, and [`SlotIndex::moved`] told which partition took its
     /// place; a slot left empty is freed (its entries are empty too).
     fn remove(&mut self, tp: &TopicPartition) -> Option<(usize, usize)> {
-        let slot = *self.topics.get(&tp.topic)?;
+        let slot = self.slot(&tp.topic)?;
         let positions = &mut self.slots[slot as usize];
         let i = positions.take(tp.partition)?;
         positions.count -= 1;
@@ -208,32 +227,34 @@ impl SlotIndex {
 
     /// Forgets the topic; its slot, whose entries are to be dropped.
     fn remove_topic(&mut self, topic: &str) -> Option<usize> {
-        let slot = *self.topics.get(topic)?;
+        let slot = self.slot_named(topic)?;
         self.len -= self.slots[slot as usize].count as usize;
         self.free_slot(topic, slot);
         Some(slot as usize)
     }
 
     fn free_slot(&mut self, topic: &str, slot: u32) {
-        self.topics.remove(topic);
+        if let Ok(i) = self.search_named(topic) {
+            self.topics.remove(i);
+        }
         self.slots[slot as usize] = Positions::default();
         self.free.push(slot);
     }
 
     /// The topics' slots in topic order.
     fn slots(&self) -> impl Iterator<Item = usize> + '_ {
-        self.topics.values().map(|slot| *slot as usize)
+        self.topics.iter().map(|(_, slot)| *slot as usize)
     }
 
     /// Every position, in `TopicPartition` order.
     fn order(&self) -> Order<'_> {
-        Order { index: self, slots: self.topics.values(), current: None }
+        Order { index: self, slots: self.topics.iter(), current: None }
     }
 
     /// The topic's positions in partition order.
     fn topic(&self, topic: &str) -> Order<'_> {
-        let current = self.topics.get(topic).map(|slot| (*slot as usize, self.slots[*slot as usize].in_order()));
-        Order { index: self, slots: btree_map::Values::default(), current }
+        let current = self.slot_named(topic).map(|slot| (slot as usize, self.slots[slot as usize].in_order()));
+        Order { index: self, slots: [].iter(), current }
     }
 }
 
