@@ -73,7 +73,7 @@ pub fn create_topic(
     if topic_exists(zkc, io, name) {
         return Err(format!("topic '{name}' already exists (TopicExistsException)"));
     }
-    let config: BTreeMap<String, String> = config.iter().map(|(k, v)| (k.trim().to_string(), v.trim().to_string())).collect();
+    let config = super::ordered_map(config.iter().map(|(k, v)| (k.trim().to_string(), v.trim().to_string())));
     log_config::validate(&config).map_err(|e| format!("{e} (ConfigException)"))?;
     let assignment = match layout {
         TopicLayout::Count { partitions, replication_factor } => {
@@ -92,12 +92,12 @@ pub fn create_topic(
                     return Err(format!("partition {p} names broker {b}, which is not in this cluster (brokers {declared:?})"));
                 }
             }
-            a.iter().cloned().collect()
+            super::ordered_map(a.iter().cloned())
         }
     };
     let config_json = zk_data::encode_entity_config(&config);
     set_or_create(zkc, io, "AdminZkClient.setOrCreateEntityConfigs", &zk_data::topic_config_path(name), config_json)?;
-    let full: BTreeMap<i32, ReplicaAssignment> = assignment.into_iter().map(|(p, r)| (p, ReplicaAssignment::new(r))).collect();
+    let full = super::ordered_map(assignment.into_iter().map(|(p, r)| (p, ReplicaAssignment::new(r))));
     zkc.create_recursive(io, ACTOR, "AdminZkClient.createTopicWithAssignment", &zk_data::topic_path(name), zk_data::encode_topic(&full))
         .map_err(|e| format!("creating the topic znode failed: {e}"))
 }

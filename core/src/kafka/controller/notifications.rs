@@ -156,14 +156,13 @@ impl KafkaController {
         // Thousands of partitions answered with an error after a failover
         // (their leader epoch was not newer): listed only if read.
         self.step_with(cx, SRC, || {
-            let errors: BTreeMap<String, Errors> =
-                partition_errors.iter().filter(|(_, e)| **e != Errors::NONE).map(|(tp, e)| (tp.to_string(), *e)).collect();
+            let errors = crate::kafka::errors_by_name(&partition_errors);
             (
                 if newly.is_empty() {
                     format!(
                         "LeaderAndIsr response from broker {broker}: {} partitions, errors {}",
                         partition_errors.len(),
-                        crate::kafka::show(errors.iter().map(|(t, e)| format!("{t}: {e:?}")))
+                        crate::kafka::show_errors(&errors)
                     )
                 } else {
                     format!("broker {broker} answered KAFKA_STORAGE_ERROR for {}: those replicas are offline", crate::kafka::show(&newly))

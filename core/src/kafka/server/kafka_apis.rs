@@ -51,14 +51,13 @@ impl Broker {
                         ControlResponse::LeaderAndIsr { error: e, partition_errors: BTreeMap::new() }
                     } else {
                         io.record_with(&actor, "control-request", "ReplicaManager.becomeLeaderOrFollower", || {
-                            let errors: BTreeMap<String, Errors> =
-                                out.partition_errors.iter().filter(|(_, e)| **e != Errors::NONE).map(|(tp, e)| (tp.to_string(), *e)).collect();
+                            let errors = crate::kafka::errors_by_name(&out.partition_errors);
                             (
                                 format!(
                                     "handle {what} from controller {from}: leader for {}, follower for {}{}",
                                     crate::kafka::show(&out.became_leader),
                                     crate::kafka::show(&out.became_follower),
-                                    if errors.is_empty() { String::new() } else { format!(", errors {}", crate::kafka::show(errors.iter().map(|(t, e)| format!("{t}: {e:?}")))) }
+                                    if errors.is_empty() { String::new() } else { format!(", errors {}", crate::kafka::show_errors(&errors)) }
                                 ),
                                 json!({"from": from, "became_leader": out.became_leader.iter().map(|t| t.to_string()).collect::<Vec<_>>(), "became_follower": out.became_follower.iter().map(|t| t.to_string()).collect::<Vec<_>>(), "errors": errors, "first": out.first}),
                             )
@@ -107,18 +106,16 @@ impl Broker {
                         }
                     }
                     self.replica_manager.partitions.touch();
-                    let errors: BTreeMap<String, Errors> =
-                        partition_errors.iter().filter(|(_, e)| **e != Errors::NONE).map(|(tp, e)| (tp.to_string(), *e)).collect();
+                    let errors = crate::kafka::errors_by_name(&partition_errors);
                     io.record(
                         &actor,
                         "control-request",
                         "ReplicaManager.stopReplicas",
                         format!(
                             "handle {what} from controller {from}: {}",
-                            error.map(|e| format!("{e:?}")).unwrap_or_else(|| format!(
-                                "stopped, errors {}",
-                                crate::kafka::show(errors.iter().map(|(t, e)| format!("{t}: {e:?}")))
-                            ))
+                            error
+                                .map(|e| format!("{e:?}"))
+                                .unwrap_or_else(|| format!("stopped, errors {}", crate::kafka::show_errors(&errors)))
                         ),
                         json!({"from": from, "errors": errors}),
                     );
