@@ -52,7 +52,7 @@ fn registered_brokers(zkc: &mut ZooKeeperClient, io: &mut Io) -> Result<Vec<Brok
         .iter()
         .filter_map(|c| c.parse().ok())
         .collect();
-    ids.sort_unstable();
+    ids.sort();
     Ok(ids)
 }
 

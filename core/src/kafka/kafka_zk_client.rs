@@ -59,7 +59,7 @@ pub fn get_all_broker_and_epochs(
 ) -> Result<BTreeMap<BrokerId, (BrokerInfo, i64)>, KeeperError> {
     let src = "KafkaZkClient.getAllBrokerAndEpochsInCluster";
     let mut ids: Vec<BrokerId> = zkc.get_children(io, actor, src, zk_data::BROKER_IDS)?.iter().filter_map(|c| c.parse().ok()).collect();
-    ids.sort_unstable();
+    ids.sort();
     let items = ids.into_iter().map(|id| (id, zk_data::broker_path(id)));
     read_all(zkc, io, actor, src, items, |id, data, stat| BrokerInfo::decode(*id, data).map(|info| (info, stat.czxid)))
 }

@@ -187,7 +187,7 @@ impl ControllerContext {
 
     /// The topic's assignment by partition number, as its znode holds it.
     pub fn topic_assignment(&self, topic: &str) -> BTreeMap<i32, ReplicaAssignment> {
-        self.assignments.topic(topic).map(|(tp, a)| (tp.partition, a.clone())).collect()
+        crate::kafka::ordered_map(self.assignments.topic(topic).map(|(tp, a)| (tp.partition, a.clone())))
     }
 
     /// Replaces the topic's whole assignment.

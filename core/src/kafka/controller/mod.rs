@@ -291,15 +291,16 @@ impl KafkaController {
             ControlResponse::StopReplica { partition_errors, .. } => {
                 // Only deletions of topics whose deletion has started call back.
                 let ControlRequest::StopReplica { partitions, .. } = request else { return };
-                let deleting: std::collections::BTreeMap<_, _> = partitions
-                    .iter()
-                    .filter(|p| p.delete_partition && self.ctx.topics_with_deletion_started.contains(p.topic.as_str()))
-                    .map(|p| {
-                        let tp = crate::scenario::TopicPartition { topic: p.topic.clone(), partition: p.partition };
-                        let e = partition_errors.get(&tp).copied().unwrap_or(Errors::NONE);
-                        (tp, e)
-                    })
-                    .collect();
+                let deleting = crate::kafka::ordered_map(
+                    partitions
+                        .iter()
+                        .filter(|p| p.delete_partition && self.ctx.topics_with_deletion_started.contains(p.topic.as_str()))
+                        .map(|p| {
+                            let tp = crate::scenario::TopicPartition { topic: p.topic.clone(), partition: p.partition };
+                            let e = partition_errors.get(&tp).copied().unwrap_or(Errors::NONE);
+                            (tp, e)
+                        }),
+                );
                 if !deleting.is_empty() {
                     self.put(
                         ControllerEvent::TopicDeletionStopReplicaResponseReceived { replica: from, partition_errors: deleting },

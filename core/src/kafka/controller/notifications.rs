@@ -148,8 +148,7 @@ impl KafkaController {
         let current: BTreeSet<TopicPartition> = if previous.is_empty() {
             storage
         } else {
-            let fine: BTreeSet<&TopicPartition> = partition_errors.iter().filter(|(_, e)| **e == Errors::NONE).map(|(tp, _)| tp).collect();
-            previous.iter().filter(|tp| !fine.contains(tp)).cloned().chain(storage).collect()
+            previous.iter().filter(|tp| partition_errors.get(*tp) != Some(&Errors::NONE)).cloned().chain(storage).collect()
         };
         let newly: Vec<TopicPartition> = current.difference(&previous).cloned().collect();
         self.ctx.replicas_on_offline_dirs.insert(broker, current);

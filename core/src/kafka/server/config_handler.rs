@@ -225,7 +225,8 @@ impl Broker {
             let defaults = self.log_defaults();
             let effective = lc::from_props(&defaults, &applied).map_err(|e| format!("{e} (ConfigException)"))?;
             self.dynamic_config.handlers.topic_overrides.insert(topic.to_string(), applied.clone());
-            let differ: BTreeMap<&String, &String> = effective.iter().filter(|(k, v)| defaults.get(*k) != Some(*v)).collect();
+            let differ: serde_json::Map<String, Value> =
+                effective.iter().filter(|(k, v)| defaults.get(*k) != Some(*v)).map(|(k, v)| (k.clone(), Value::from(v.as_str()))).collect();
             io.record(
                 &actor,
                 "config-change",
