@@ -10,7 +10,8 @@ use crate::kafka::partition_map::PartitionMap;
 use crate::kafka::zk_data::{ReplicaAssignment, LEADER_DURING_DELETE};
 use crate::kafka::BrokerId;
 use crate::scenario::TopicPartition;
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use crate::small_map::SmallMap;
+use std::collections::{BTreeSet, VecDeque};
 use std::sync::Arc;
 
 /// One broker's queue: the request on the wire, and those waiting.
@@ -25,7 +26,7 @@ pub struct BrokerQueue {
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ControllerChannelManager {
-    pub brokers: BTreeMap<BrokerId, BrokerQueue>,
+    pub brokers: SmallMap<BrokerId, BrokerQueue>,
     next_generation: u64,
 }
 
@@ -85,8 +86,8 @@ impl ControllerChannelManager {
 /// LeaderAndIsr state is boxed so that its broker's list grows by copying
 /// pointers, not the states.
 pub struct RequestBatch {
-    leader_and_isr: BTreeMap<BrokerId, PartitionMap<Box<LeaderAndIsrPartitionState>>>,
-    stop_replica: BTreeMap<BrokerId, PartitionMap<StopReplicaPartitionState>>,
+    leader_and_isr: SmallMap<BrokerId, PartitionMap<Box<LeaderAndIsrPartitionState>>>,
+    stop_replica: SmallMap<BrokerId, PartitionMap<StopReplicaPartitionState>>,
     update_metadata_brokers: BTreeSet<BrokerId>,
     update_metadata_partitions: PartitionMap<()>,
 }

@@ -6,6 +6,7 @@ use crate::kafka::partition_map::PartitionMap;
 use crate::kafka::zk_data::{BrokerInfo, LeaderIsrAndControllerEpoch, ReplicaAssignment};
 use crate::kafka::BrokerId;
 use crate::scenario::TopicPartition;
+use crate::small_map::SmallMap;
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -137,7 +138,7 @@ pub struct ControllerContext {
     pub epoch: i32,
     pub epoch_zk_version: i32,
     /// Live (or shutting-down) brokers with their epochs (czxid).
-    pub live_brokers: BTreeMap<BrokerId, (BrokerInfo, i64)>,
+    pub live_brokers: SmallMap<BrokerId, (BrokerInfo, i64)>,
     pub shutting_down: BTreeSet<BrokerId>,
     pub all_topics: BTreeSet<String>,
     /// Indexed by partition (a failover reads every replica's).
@@ -146,7 +147,7 @@ pub struct ControllerContext {
     pub partitions_being_reassigned: BTreeSet<TopicPartition>,
     pub partition_states: PartitionMap<PartitionState>,
     pub replica_states: ReplicaStates,
-    pub replicas_on_offline_dirs: BTreeMap<BrokerId, BTreeSet<TopicPartition>>,
+    pub replicas_on_offline_dirs: SmallMap<BrokerId, BTreeSet<TopicPartition>>,
     pub topics_to_be_deleted: BTreeSet<String>,
     pub topics_with_deletion_started: BTreeSet<String>,
     pub topics_ineligible_for_deletion: BTreeSet<String>,

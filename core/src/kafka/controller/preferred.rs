@@ -11,8 +11,9 @@ use crate::kafka::zk_data;
 use crate::kafka::zookeeper_client::NodeHandler;
 use crate::kafka::BrokerId;
 use crate::scenario::TopicPartition;
+use crate::small_map::SmallMap;
 use serde_json::json;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 
 impl KafkaController {
     /// `processReplicaLeaderElection` for the ZooKeeper trigger.
@@ -93,7 +94,7 @@ impl KafkaController {
         if !self.is_active() {
             return Ok(());
         }
-        let mut by_preferred: BTreeMap<BrokerId, Vec<TopicPartition>> = BTreeMap::new();
+        let mut by_preferred: SmallMap<BrokerId, Vec<TopicPartition>> = SmallMap::new();
         for tp in self.ctx.all_partitions() {
             if self.ctx.is_topic_queued_for_deletion(&tp.topic) {
                 continue;

@@ -11,6 +11,7 @@ use crate::kafka::zk_data::{LeaderIsrAndControllerEpoch, NO_ASSIGNMENT, NO_LEADE
 use crate::kafka::zookeeper_client::WriteError;
 use crate::kafka::BrokerId;
 use crate::scenario::TopicPartition;
+use crate::small_map::SmallMap;
 use crate::zookeeper::KeeperError;
 use serde_json::json;
 use std::collections::BTreeMap;
@@ -51,7 +52,7 @@ impl KafkaController {
             return Ok(());
         }
         self.batch.clear();
-        let mut by_broker: BTreeMap<BrokerId, Vec<TopicPartition>> = BTreeMap::new();
+        let mut by_broker: SmallMap<BrokerId, Vec<TopicPartition>> = SmallMap::new();
         for (tp, b) in replicas {
             by_broker.entry(*b).or_default().push(tp.clone());
         }

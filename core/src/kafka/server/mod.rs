@@ -58,7 +58,7 @@ pub struct Broker {
     /// waits for it so that the lowest id becomes controller).
     pub controller_started: bool,
     /// The newest parked fetch per follower (its expiry token).
-    pub(crate) parked_tokens: std::collections::BTreeMap<BrokerId, u64>,
+    pub(crate) parked_tokens: crate::small_map::SmallMap<BrokerId, u64>,
     /// The DynamicConfigManager and what its handlers applied.
     pub dynamic_config: DynamicConfigManager,
 }
