@@ -6,11 +6,11 @@
 use crate::scenario::ConsoleOp;
 use crate::sim::effect::Effects;
 use crate::sim::event::{Client, Event};
+use crate::small_map::SmallMap;
 use crate::trace::Record;
 use crate::zookeeper::server::SessionEnd;
 use crate::zookeeper::{CreateMode, KeeperError, Notification, Request, Response, SessionId, Stat, ZkResult, ZooKeeper};
 use serde_json::{json, Map, Value};
-use std::collections::BTreeMap;
 
 /// zkCli's default session timeout.
 pub const DEFAULT_TIMEOUT_MS: u64 = 30_000;
@@ -32,7 +32,7 @@ pub struct ConsoleSession {
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Console {
-    sessions: BTreeMap<String, ConsoleSession>,
+    sessions: SmallMap<String, ConsoleSession>,
 }
 
 /// `0x0100000000000001`: how ZooKeeper prints a session id.

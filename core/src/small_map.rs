@@ -1,8 +1,9 @@
-//! `SmallMap`: an ordered map kept as a vector sorted by key, for the maps
-//! that hold one entry per broker (a cluster has at most 200).
+//! `SmallMap` and `SmallSet`: an ordered map and set kept as a vector sorted
+//! by key, for the maps and sets that hold one entry per broker (a cluster
+//! has at most 200) and other small ones.
 //!
-//! It iterates in key order exactly as the `BTreeMap` it stands in for, and
-//! has the part of its interface these maps use. The reason is the browser's
+//! They iterate in order exactly as the `BTreeMap` and `BTreeSet` they stand
+//! in for, and have the part of their interface these uses need. The reason is the browser's
 //! download (issue 9): every key and value type of a `BTreeMap` compiles its
 //! own copy of the tree's code — insertion, node splits, removal with its
 //! rebalancing, iteration — some 2-3 KB gzipped each, where a sorted vector
@@ -29,6 +30,13 @@ impl<K, V> Default for SmallMap<K, V> {
 impl<K: fmt::Debug, V: fmt::Debug> fmt::Debug for SmallMap<K, V> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_map().entries(self.iter()).finish()
+    }
+}
+
+/// As a `BTreeMap` serialises: a map, in key order.
+impl<K: serde::Serialize, V: serde::Serialize> serde::Serialize for SmallMap<K, V> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_map(self.iter())
     }
 }
 
@@ -235,6 +243,149 @@ impl<K: Ord + Borrow<Q>, Q: Ord + ?Sized, V> std::ops::Index<&Q> for SmallMap<K,
     }
 }
 
+/// A set kept as a sorted vector: see the module's documentation.
+#[derive(Clone, PartialEq, Eq)]
+pub struct SmallSet<T> {
+    /// Sorted, no item twice.
+    items: Vec<T>,
+}
+
+impl<T> Default for SmallSet<T> {
+    fn default() -> Self {
+        SmallSet { items: Vec::new() }
+    }
+}
+
+/// As a `BTreeSet` shows: `{a, b}`.
+impl<T: fmt::Debug> fmt::Debug for SmallSet<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_set().entries(self.iter()).finish()
+    }
+}
+
+/// As a `BTreeSet` serialises: a sequence, in order.
+impl<T: serde::Serialize> serde::Serialize for SmallSet<T> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(&self.items)
+    }
+}
+
+impl<T> SmallSet<T> {
+    pub fn new() -> Self {
+        SmallSet::default()
+    }
+
+    pub fn len(&self) -> usize {
+        self.items.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+
+    pub fn clear(&mut self) {
+        self.items.clear();
+    }
+
+    /// In order.
+    pub fn iter(&self) -> std::slice::Iter<'_, T> {
+        self.items.iter()
+    }
+
+    pub fn first(&self) -> Option<&T> {
+        self.items.first()
+    }
+
+    pub fn last(&self) -> Option<&T> {
+        self.items.last()
+    }
+
+    pub fn retain(&mut self, keep: impl FnMut(&T) -> bool) {
+        self.items.retain(keep);
+    }
+}
+
+impl<T: Ord> SmallSet<T> {
+    pub fn contains<Q: Ord + ?Sized>(&self, item: &Q) -> bool
+    where
+        T: Borrow<Q>,
+    {
+        self.items.binary_search_by(|i| i.borrow().cmp(item)).is_ok()
+    }
+
+    /// Whether the item was new.
+    pub fn insert(&mut self, item: T) -> bool {
+        match self.items.binary_search(&item) {
+            Ok(_) => false,
+            Err(i) => {
+                self.items.insert(i, item);
+                true
+            }
+        }
+    }
+
+    /// Whether the item was there.
+    pub fn remove<Q: Ord + ?Sized>(&mut self, item: &Q) -> bool
+    where
+        T: Borrow<Q>,
+    {
+        match self.items.binary_search_by(|i| i.borrow().cmp(item)) {
+            Ok(i) => {
+                self.items.remove(i);
+                true
+            }
+            Err(_) => false,
+        }
+    }
+
+    /// The items not in `other`, in order.
+    pub fn difference<'a>(&'a self, other: &'a SmallSet<T>) -> impl Iterator<Item = &'a T> + 'a {
+        self.items.iter().filter(move |i| !other.contains(*i))
+    }
+
+    /// The items also in `other`, in order.
+    pub fn intersection<'a>(&'a self, other: &'a SmallSet<T>) -> impl Iterator<Item = &'a T> + 'a {
+        self.items.iter().filter(move |i| other.contains(*i))
+    }
+}
+
+/// Sorted once (with the stable sort that the rest of the code already
+/// compiles for these types), then without repeats.
+impl<T: Ord> FromIterator<T> for SmallSet<T> {
+    fn from_iter<I: IntoIterator<Item = T>>(iter: I) -> Self {
+        let mut items: Vec<T> = iter.into_iter().collect();
+        items.sort();
+        items.dedup();
+        SmallSet { items }
+    }
+}
+
+impl<T: Ord> Extend<T> for SmallSet<T> {
+    fn extend<I: IntoIterator<Item = T>>(&mut self, iter: I) {
+        for item in iter {
+            self.insert(item);
+        }
+    }
+}
+
+impl<'a, T> IntoIterator for &'a SmallSet<T> {
+    type Item = &'a T;
+    type IntoIter = std::slice::Iter<'a, T>;
+
+    fn into_iter(self) -> std::slice::Iter<'a, T> {
+        self.items.iter()
+    }
+}
+
+impl<T> IntoIterator for SmallSet<T> {
+    type Item = T;
+    type IntoIter = std::vec::IntoIter<T>;
+
+    fn into_iter(self) -> std::vec::IntoIter<T> {
+        self.items.into_iter()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -264,7 +415,31 @@ mod tests {
         assert!(map.iter().eq(model.iter()));
         assert_eq!(map.first_key_value(), model.first_key_value());
         assert_eq!(format!("{map:?}"), format!("{model:?}"));
+        assert_eq!(serde_json::to_string(&map).unwrap(), serde_json::to_string(&model).unwrap());
         let pairs = [(3, 'c'), (1, 'a'), (3, 'd')];
         assert!(pairs.into_iter().collect::<SmallMap<_, _>>().into_iter().eq(pairs.into_iter().collect::<BTreeMap<_, _>>()));
+    }
+
+    #[test]
+    fn set_agrees_with_an_ordered_set() {
+        let mut rng = crate::sim::Rng::seeded(10);
+        let (mut set, mut model) = (SmallSet::new(), std::collections::BTreeSet::new());
+        for _ in 0..3000 {
+            let k = rng.index(40) as i32 - 5;
+            if rng.chance(1, 3) {
+                assert_eq!(set.remove(&k), model.remove(&k));
+            } else {
+                assert_eq!(set.insert(k), model.insert(k));
+            }
+            assert_eq!(set.contains(&k), model.contains(&k));
+        }
+        assert!(set.iter().eq(model.iter()));
+        assert_eq!(format!("{set:?}"), format!("{model:?}"));
+        let other: SmallSet<i32> = [7, 3, 3, 30, -1].into_iter().collect();
+        let model_other: std::collections::BTreeSet<i32> = [7, 3, 3, 30, -1].into_iter().collect();
+        assert!(other.iter().eq(model_other.iter()));
+        assert!(set.difference(&other).eq(model.difference(&model_other)));
+        assert!(set.intersection(&other).eq(model.intersection(&model_other)));
+        assert_eq!(serde_json::to_string(&other).unwrap(), serde_json::to_string(&model_other).unwrap());
     }
 }

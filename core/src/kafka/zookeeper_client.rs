@@ -7,6 +7,7 @@ use super::io::Io;
 use super::BrokerId;
 use crate::console::{session_hex, stat_json};
 use crate::scenario::TopicPartition;
+use crate::small_map::SmallMap;
 use crate::trace::Detail;
 use crate::zookeeper::{CreateMode, EventType, KeeperError, Request, Response, SessionId, Stat, ZkError, ZkResult};
 use serde_json::Value;
@@ -47,7 +48,7 @@ pub struct ZooKeeperClient {
     /// A planted bug for the invariant checker's own test: controller writes
     /// go out without the `/controller_epoch` check.
     pub fencing_disabled: bool,
-    child_handlers: BTreeMap<String, ChildHandler>,
+    child_handlers: SmallMap<String, ChildHandler>,
     node_handlers: BTreeMap<String, NodeHandler>,
 }
 

@@ -10,8 +10,8 @@ use crate::kafka::partition_map::PartitionMap;
 use crate::kafka::zk_data::{ReplicaAssignment, LEADER_DURING_DELETE};
 use crate::kafka::BrokerId;
 use crate::scenario::TopicPartition;
-use crate::small_map::SmallMap;
-use std::collections::{BTreeSet, VecDeque};
+use crate::small_map::{SmallMap, SmallSet};
+use std::collections::VecDeque;
 use std::sync::Arc;
 
 /// One broker's queue: the request on the wire, and those waiting.
@@ -88,7 +88,7 @@ impl ControllerChannelManager {
 pub struct RequestBatch {
     leader_and_isr: SmallMap<BrokerId, PartitionMap<Box<LeaderAndIsrPartitionState>>>,
     stop_replica: SmallMap<BrokerId, PartitionMap<StopReplicaPartitionState>>,
-    update_metadata_brokers: BTreeSet<BrokerId>,
+    update_metadata_brokers: SmallSet<BrokerId>,
     update_metadata_partitions: PartitionMap<()>,
 }
 
@@ -183,7 +183,7 @@ impl RequestBatch {
         let batch = std::mem::take(self);
         for (b, parts) in batch.leader_and_isr {
             if let (true, Some(epoch)) = (live.contains(&b), ctx.broker_epoch(b)) {
-                let leaders: BTreeSet<BrokerId> = parts.values().map(|p| p.leader).filter(|l| live.contains(l)).collect();
+                let leaders: SmallSet<BrokerId> = parts.values().map(|p| p.leader).filter(|l| live.contains(l)).collect();
                 out.push((
                     b,
                     ControlRequest::LeaderAndIsr {
@@ -254,7 +254,7 @@ fn update_metadata_state(ctx: &ControllerContext, tp: &TopicPartition) -> Option
 }
 
 /// Whether `set` holds every id of `ids` (ascending), in one pass over both.
-fn includes_sorted(set: &BTreeSet<BrokerId>, ids: impl Iterator<Item = BrokerId>) -> bool {
+fn includes_sorted(set: &SmallSet<BrokerId>, ids: impl Iterator<Item = BrokerId>) -> bool {
     let mut held = set.iter().copied().peekable();
     for id in ids {
         while held.next_if(|h| *h < id).is_some() {}

@@ -9,6 +9,7 @@ use crate::kafka::messages::Errors;
 use crate::kafka::zk_data;
 use crate::kafka::BrokerId;
 use crate::scenario::TopicPartition;
+use crate::small_map::SmallSet;
 use serde_json::json;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -194,7 +195,7 @@ impl KafkaController {
                 SRC,
                 format!(
                     "replicas on dead brokers {:?}: topics {topics_list} are ineligible for deletion until they return",
-                    dead.iter().map(|(_, b)| *b).collect::<BTreeSet<_>>()
+                    dead.iter().map(|(_, b)| *b).collect::<SmallSet<_>>()
                 ),
                 json!({}),
             );

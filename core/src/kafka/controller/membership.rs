@@ -8,6 +8,7 @@ use super::{CResult, ControllerError, Cx, KafkaController};
 use crate::kafka::kafka_zk_client as kzk;
 use crate::kafka::zk_data;
 use crate::kafka::BrokerId;
+use crate::small_map::SmallSet;
 use serde_json::json;
 use std::collections::BTreeSet;
 
@@ -24,12 +25,12 @@ impl KafkaController {
         let actor = self.actor();
         self.numbered(cx, CHANGE, 1, 9, "read the registered brokers and their epochs from /brokers/ids".into(), json!({}));
         let cur = kzk::get_all_broker_and_epochs(cx.zkc, cx.io, &actor).map_err(ControllerError::Zk)?;
-        let cur_ids: BTreeSet<BrokerId> = cur.keys().copied().collect();
+        let cur_ids: SmallSet<BrokerId> = cur.keys().copied().collect();
         let known = self.ctx.live_or_shutting_down();
         self.numbered(cx, CHANGE, 2, 9, format!("the controller's live-or-shutting-down brokers: {:?}", known), json!({"known": known}));
-        let new: BTreeSet<BrokerId> = cur_ids.difference(&known).copied().collect();
-        let dead: BTreeSet<BrokerId> = known.difference(&cur_ids).copied().collect();
-        let bounced: BTreeSet<BrokerId> =
+        let new: SmallSet<BrokerId> = cur_ids.difference(&known).copied().collect();
+        let dead: SmallSet<BrokerId> = known.difference(&cur_ids).copied().collect();
+        let bounced: SmallSet<BrokerId> =
             cur_ids.intersection(&known).copied().filter(|b| cur[b].1 > self.ctx.broker_epoch(*b).unwrap_or(i64::MAX)).collect();
         let mut parts = Vec::new();
         for (name, set) in [("new brokers", &new), ("dead brokers", &dead), ("bounced brokers", &bounced)] {
@@ -113,7 +114,7 @@ impl KafkaController {
 
     /// `onBrokerStartup`, seven steps.
     pub(crate) fn on_broker_startup(&mut self, cx: &mut Cx, new_brokers: &[BrokerId]) -> CResult<()> {
-        let new_set: BTreeSet<BrokerId> = new_brokers.iter().copied().collect();
+        let new_set: SmallSet<BrokerId> = new_brokers.iter().copied().collect();
         self.numbered(cx, STARTUP, 1, 7, format!("forget offline log dirs recorded for {new_brokers:?}"), json!({"brokers": new_brokers}));
         for b in new_brokers {
             self.ctx.replicas_on_offline_dirs.remove(b);
@@ -189,7 +190,7 @@ impl KafkaController {
             self.ctx.replicas_on_offline_dirs.remove(b);
             self.ctx.shutting_down.remove(b);
         }
-        let set: BTreeSet<BrokerId> = dead.iter().copied().collect();
+        let set: SmallSet<BrokerId> = dead.iter().copied().collect();
         let replicas = self.ctx.replicas_on_brokers(&set);
         self.step(
             cx,

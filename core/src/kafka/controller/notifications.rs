@@ -11,6 +11,7 @@ use crate::kafka::messages::Errors;
 use crate::kafka::zk_data;
 use crate::kafka::BrokerId;
 use crate::scenario::TopicPartition;
+use crate::small_map::SmallSet;
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -83,7 +84,7 @@ impl KafkaController {
             .zkc
             .get_children(cx.io, &actor, "KafkaZkClient.getAllLogDirEventNotifications", zk_data::LOG_DIR_EVENT_NOTIFICATION)
             .map_err(ControllerError::Zk)?;
-        let mut brokers = BTreeSet::new();
+        let mut brokers = SmallSet::new();
         for c in &children {
             if let Ok((data, _)) = cx.zkc.get_data(
                 cx.io,

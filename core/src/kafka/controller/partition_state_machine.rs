@@ -10,9 +10,9 @@ use crate::kafka::zk_data::{self, LeaderIsrAndControllerEpoch};
 use crate::kafka::zookeeper_client::WriteError;
 use crate::kafka::BrokerId;
 use crate::scenario::TopicPartition;
+use crate::small_map::SmallMap;
 use crate::zookeeper::KeeperError;
 use serde_json::{json, Value};
-use std::collections::BTreeMap;
 
 const SRC: &str = "PartitionStateMachine.handleStateChanges";
 /// Above this many partitions in one change, per-partition steps are summarised.
@@ -30,7 +30,7 @@ impl KafkaController {
             };
             self.ctx.partition_states.insert(tp, state);
         }
-        let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+        let mut counts: SmallMap<&str, usize> = SmallMap::new();
         for s in self.ctx.partition_states.values() {
             *counts.entry(s.name()).or_default() += 1;
         }

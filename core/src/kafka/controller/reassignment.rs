@@ -10,9 +10,10 @@ use crate::kafka::zk_data::{self, LeaderIsrAndControllerEpoch, ReplicaAssignment
 use crate::kafka::zookeeper_client::{NodeHandler, WriteError};
 use crate::kafka::BrokerId;
 use crate::scenario::TopicPartition;
+use crate::small_map::SmallSet;
 use crate::zookeeper::{KeeperError, Request};
 use serde_json::json;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 const SRC: &str = "KafkaController.onPartitionReassignment";
 
@@ -79,7 +80,7 @@ impl KafkaController {
     }
 
     /// `maybeResumeReassignments`: reassignments whose targets include a new broker.
-    pub(crate) fn maybe_resume_reassignments(&mut self, cx: &mut Cx, new_brokers: &BTreeSet<BrokerId>) -> CResult<()> {
+    pub(crate) fn maybe_resume_reassignments(&mut self, cx: &mut Cx, new_brokers: &SmallSet<BrokerId>) -> CResult<()> {
         let pending: Vec<TopicPartition> = self.ctx.partitions_being_reassigned.iter().cloned().collect();
         for tp in pending {
             if let Some(a) = self.ctx.assignment(&tp).cloned() {

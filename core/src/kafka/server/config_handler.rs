@@ -18,6 +18,7 @@ use crate::kafka::io::Io;
 use crate::kafka::log_config::{self as lc, FOLLOWER_THROTTLED_REPLICAS, LEADER_THROTTLED_REPLICAS};
 use crate::kafka::sanitizer::sanitize_entity;
 use crate::scenario::TopicPartition;
+use crate::small_map::SmallMap;
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
@@ -72,8 +73,8 @@ pub struct ConfigHandlers {
     /// The client quota managers' overrides: entity → quota key → bound.
     pub quotas: BTreeMap<QuotaEntity, BTreeMap<String, String>>,
     /// `quotas.leader` / `quotas.follower`: topic → throttled partitions.
-    pub leader_throttled: BTreeMap<String, Throttled>,
-    pub follower_throttled: BTreeMap<String, Throttled>,
+    pub leader_throttled: SmallMap<String, Throttled>,
+    pub follower_throttled: SmallMap<String, Throttled>,
     /// Replication throttle rates in bytes/s (`Long.MaxValue`: none).
     pub leader_rate: i64,
     pub follower_rate: i64,
@@ -91,8 +92,8 @@ impl Default for ConfigHandlers {
         ConfigHandlers {
             topic_overrides: BTreeMap::new(),
             quotas: BTreeMap::new(),
-            leader_throttled: BTreeMap::new(),
-            follower_throttled: BTreeMap::new(),
+            leader_throttled: SmallMap::new(),
+            follower_throttled: SmallMap::new(),
             leader_rate: i64::MAX,
             follower_rate: i64::MAX,
             alter_log_dirs_rate: i64::MAX,

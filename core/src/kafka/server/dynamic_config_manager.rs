@@ -264,7 +264,7 @@ impl Broker {
             }
         }
         let quotas: BTreeMap<String, &BTreeMap<String, String>> = h.quotas.iter().map(|(e, q)| (e.to_string(), q)).collect();
-        let side = |m: &BTreeMap<String, super::config_handler::Throttled>| -> BTreeMap<String, Value> {
+        let side = |m: &crate::small_map::SmallMap<String, super::config_handler::Throttled>| -> BTreeMap<String, Value> {
             m.iter().map(|(t, p)| (t.clone(), p.to_json())).collect()
         };
         let throttles = json!({

@@ -321,7 +321,7 @@ pub struct ReplicaManager {
     pub last_isr_change_ms: u64,
     pub last_isr_propagation_ms: u64,
     /// `replication-offset-checkpoint` per log dir, as last written.
-    pub checkpoints: BTreeMap<u32, String>,
+    pub checkpoints: SmallMap<u32, String>,
     /// The replica fetchers: one fetch session per leader broker.
     pub fetchers: SmallMap<BrokerId, FetchSession>,
     /// `pause-fetch`: every partition (None) or these.
