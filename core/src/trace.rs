@@ -91,10 +91,11 @@ impl Trace {
 /// they are given (the `--trace` line lists them so), a key given again
 /// keeping its place.
 ///
-/// It is what `json!({...})` makes, but `json!` serialises every value
-/// through generic code of its own and unwraps the result, which for the
-/// hundreds of details the simulator writes was many kilobytes of the
-/// browser's download (issue 9); here each key is one call to [`Detail::set`].
+/// It makes what `json!({...})` makes, through the same serialisation, but
+/// `json!` writes out at every key the making of the key, the serialisation
+/// with its error path and the dropping of the value the key had: for the
+/// hundreds of details the simulator writes, many kilobytes of the browser's
+/// download (issue 9). Here a key is one call, compiled once per value type.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Detail(Map<String, Value>);
 
@@ -103,11 +104,25 @@ impl Detail {
         Detail::default()
     }
 
-    /// The detail with `key: value` added.
+    /// The detail with `key`, and `value` as `json!` writes it.
     #[inline]
-    pub fn with(mut self, key: &str, value: impl Into<Value>) -> Detail {
+    pub fn with<T: Serialize + ?Sized>(mut self, key: &str, value: &T) -> Detail {
+        self.put(key, value);
+        self
+    }
+
+    /// The detail with `key`: `value` (another detail, or a value already built).
+    #[inline]
+    pub fn with_value(mut self, key: &str, value: impl Into<Value>) -> Detail {
         self.set(key, value.into());
         self
+    }
+
+    #[inline(never)]
+    pub fn put<T: Serialize + ?Sized>(&mut self, key: &str, value: &T) {
+        // Serialising the simulator's values cannot fail (the one error is
+        // a map whose keys are not strings).
+        self.set(key, serde_json::to_value(value).unwrap_or(Value::Null));
     }
 
     pub fn set(&mut self, key: &str, value: Value) {
@@ -123,13 +138,15 @@ impl Detail {
     }
 }
 
+/// As the object it is (a detail inside a list of another's).
+impl Serialize for Detail {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.0.serialize(s)
+    }
+}
+
 impl From<Detail> for Value {
     fn from(d: Detail) -> Value {
         Value::Object(d.0)
     }
-}
-
-/// A JSON array of the items, as `json!` writes a list or a set.
-pub fn list<T: Into<Value>>(items: impl IntoIterator<Item = T>) -> Value {
-    Value::Array(items.into_iter().map(Into::into).collect())
 }
