@@ -12,8 +12,8 @@ use super::zookeeper_client::ZooKeeperClient;
 use super::BrokerId;
 use crate::scenario::{TopicLayout, TopicPartition};
 use crate::sim::Rng;
+use crate::trace::Detail;
 use crate::zookeeper::{KeeperError, Request};
-use serde_json::json;
 use std::collections::BTreeMap;
 
 pub const ACTOR: &str = "admin";
@@ -174,7 +174,7 @@ pub fn change_configs(
         "admin",
         "AdminZkClient.changeConfigs",
         format!("kafka-configs --alter {entity_type} {entity_name}: {path} now holds {shown}; notification {created}"),
-        json!({"entity_path": entity_path, "path": path, "config": configs, "notification": created}),
+        Detail::new().with("entity_path", &entity_path).with("path", &path).with("config", &configs).with("notification", &created),
     );
     Ok(())
 }
