@@ -42,7 +42,7 @@ pub fn ordered_map<K: Ord, V>(pairs: impl IntoIterator<Item = (K, V)>) -> std::c
 pub(crate) fn errors_by_name(
     partition_errors: &std::collections::BTreeMap<crate::scenario::TopicPartition, messages::Errors>,
 ) -> std::collections::BTreeMap<String, messages::Errors> {
-    partition_errors.iter().filter(|(_, e)| **e != messages::Errors::NONE).map(|(tp, e)| (tp.to_string(), *e)).collect()
+    ordered_map(partition_errors.iter().filter(|(_, e)| **e != messages::Errors::NONE).map(|(tp, e)| (tp.to_string(), *e)))
 }
 
 /// `[t-1: NOT_LEADER_OR_FOLLOWER, ...]`: [`errors_by_name`] in a summary.

@@ -180,9 +180,17 @@ impl RequestBatch {
     pub fn build(&mut self, ctx: &ControllerContext, controller_id: BrokerId) -> Vec<(BrokerId, ControlRequest)> {
         let live = ctx.live_or_shutting_down();
         let mut out = Vec::new();
-        let batch = std::mem::take(self);
-        for (b, parts) in batch.leader_and_isr {
-            if let (true, Some(epoch)) = (live.contains(&b), ctx.broker_epoch(b)) {
+        let mut batch = std::mem::take(self);
+        let partitions: Arc<Vec<Arc<UpdateMetadataPartitionState>>> =
+            Arc::new(batch.update_metadata_partitions.keys().filter_map(|tp| update_metadata_state(ctx, tp)).map(Arc::new).collect());
+        let live_brokers: Arc<Vec<_>> = Arc::new(ctx.live_brokers.values().map(|(info, _)| info.clone()).collect());
+        // Per broker in id order, its LeaderAndIsr, then its UpdateMetadata,
+        // then its StopReplica.
+        let mut brokers: SmallSet<BrokerId> = batch.leader_and_isr.keys().chain(batch.stop_replica.keys()).copied().collect();
+        brokers.extend(batch.update_metadata_brokers.iter().copied());
+        for b in brokers {
+            let (true, Some(epoch)) = (live.contains(&b), ctx.broker_epoch(b)) else { continue };
+            if let Some(parts) = batch.leader_and_isr.remove(&b) {
                 let leaders: SmallSet<BrokerId> = parts.values().map(|p| p.leader).filter(|l| live.contains(l)).collect();
                 out.push((
                     b,
@@ -195,12 +203,7 @@ impl RequestBatch {
                     },
                 ));
             }
-        }
-        let partitions: Arc<Vec<Arc<UpdateMetadataPartitionState>>> =
-            Arc::new(batch.update_metadata_partitions.keys().filter_map(|tp| update_metadata_state(ctx, tp)).map(Arc::new).collect());
-        let live_brokers: Arc<Vec<_>> = Arc::new(ctx.live_brokers.values().map(|(info, _)| info.clone()).collect());
-        for b in batch.update_metadata_brokers {
-            if let (true, Some(epoch)) = (live.contains(&b), ctx.broker_epoch(b)) {
+            if batch.update_metadata_brokers.contains(&b) {
                 out.push((
                     b,
                     ControlRequest::UpdateMetadata {
@@ -212,9 +215,7 @@ impl RequestBatch {
                     },
                 ));
             }
-        }
-        for (b, parts) in batch.stop_replica {
-            if let (true, Some(epoch)) = (live.contains(&b), ctx.broker_epoch(b)) {
+            if let Some(parts) = batch.stop_replica.remove(&b) {
                 out.push((
                     b,
                     ControlRequest::StopReplica {
@@ -226,10 +227,6 @@ impl RequestBatch {
                 ));
             }
         }
-        // LeaderAndIsr, then UpdateMetadata, then StopReplica, per broker.
-        out.sort_by_key(|(b, r)| {
-            (*b, matches!(r, ControlRequest::UpdateMetadata { .. }) as u8 + 2 * matches!(r, ControlRequest::StopReplica { .. }) as u8)
-        });
         out
     }
 }
