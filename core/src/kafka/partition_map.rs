@@ -13,10 +13,10 @@
 //! outside `0..DENSE` are kept in an ordered map beside the vector: a
 //! hostile number costs no memory.
 //!
-//! The maps hold eight kinds of value. Only the entries are generic: where
+//! The maps hold values of many types. Only the entries are generic: where
 //! each one is (a map of topics to slots, per slot an index of partition
-//! numbers to positions) is one [`SlotIndex`] whose code serves them all,
-//! which keeps seven copies of it out of the browser's download (issue 9).
+//! numbers to positions) is one `SlotIndex` whose code serves them all,
+//! which keeps a copy per type out of the browser's download (issue 9).
 
 use crate::scenario::{Topic, TopicPartition};
 use std::collections::{btree_map, BTreeMap};
