@@ -62,8 +62,10 @@ impl<'a> Io<'a> {
         source: &'static str,
         build: impl FnOnce() -> (String, D),
     ) {
-        let (summary, detail) =
-            if self.records_read { build() } else { return self.record(actor, kind, source, String::new(), Value::Null) };
+        if !self.records_read {
+            return self.record(actor, kind, source, String::new(), Value::Null);
+        }
+        let (summary, detail) = build();
         self.record(actor, kind, source, summary, detail);
     }
 
