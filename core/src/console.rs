@@ -6,11 +6,12 @@
 use crate::scenario::ConsoleOp;
 use crate::sim::effect::Effects;
 use crate::sim::event::{Client, Event};
+use crate::small_map::SmallMap;
+use crate::trace::Detail;
 use crate::trace::Record;
 use crate::zookeeper::server::SessionEnd;
 use crate::zookeeper::{CreateMode, KeeperError, Notification, Request, Response, SessionId, Stat, ZkResult, ZooKeeper};
-use serde_json::{json, Map, Value};
-use std::collections::BTreeMap;
+use serde_json::Value;
 
 /// zkCli's default session timeout.
 pub const DEFAULT_TIMEOUT_MS: u64 = 30_000;
@@ -32,7 +33,7 @@ pub struct ConsoleSession {
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Console {
-    sessions: BTreeMap<String, ConsoleSession>,
+    sessions: SmallMap<String, ConsoleSession>,
 }
 
 /// `0x0100000000000001`: how ZooKeeper prints a session id.
@@ -76,7 +77,13 @@ impl Console {
             kind: "zk-session",
             summary: format!("session {} opened, timeout {negotiated} ms{note}", session_hex(session)),
             source: "ZooKeeper.<init> → SessionTracker.createSession",
-            detail: json!({"op": "open", "ok": true, "session": session_hex(session), "session_id": session, "timeout_ms": negotiated}),
+            detail: Detail::new()
+                .with("op", &"open")
+                .with("ok", &true)
+                .with("session", &session_hex(session))
+                .with("session_id", &session)
+                .with("timeout_ms", &negotiated)
+                .into(),
         });
     }
 
@@ -174,15 +181,15 @@ fn source_of(op: &ConsoleOp) -> &'static str {
     }
 }
 
-fn base_detail(op: &ConsoleOp) -> Map<String, Value> {
-    let mut d = Map::new();
-    d.insert("op".into(), json!(op.name()));
+fn base_detail(op: &ConsoleOp) -> Detail {
+    let mut d = Detail::new();
+    d.put("op", &op.name());
     if let Some(p) = op_path(op) {
-        d.insert("path".into(), json!(p));
+        d.put("path", &p);
     }
     match op {
         ConsoleOp::Get { watch, .. } | ConsoleOp::Ls { watch, .. } | ConsoleOp::Stat { watch, .. } if *watch => {
-            d.insert("watch".into(), json!(true));
+            d.put("watch", &true);
         }
         _ => {}
     }
@@ -203,15 +210,9 @@ fn verb_line(op: &ConsoleOp) -> String {
 
 fn error_record(name: &str, op: &ConsoleOp, e: KeeperError) -> Record {
     let mut d = base_detail(op);
-    d.insert("ok".into(), json!(false));
-    d.insert("error".into(), json!(e.name()));
-    Record {
-        actor: name.into(),
-        kind: "zk-result",
-        summary: format!("{} → {e}", verb_line(op)),
-        source: source_of(op),
-        detail: Value::Object(d),
-    }
+    d.put("ok", &false);
+    d.put("error", &e.name());
+    Record { actor: name.into(), kind: "zk-result", summary: format!("{} → {e}", verb_line(op)), source: source_of(op), detail: d.into() }
 }
 
 fn end_record(name: &str, op: &ConsoleOp, session: SessionId, result: Result<(), KeeperError>) -> Record {
@@ -219,15 +220,15 @@ fn end_record(name: &str, op: &ConsoleOp, session: SessionId, result: Result<(),
         Err(e) => error_record(name, op, e),
         Ok(()) => {
             let mut d = base_detail(op);
-            d.insert("ok".into(), json!(true));
-            d.insert("session".into(), json!(session_hex(session)));
+            d.put("ok", &true);
+            d.put("session", &session_hex(session));
             let what = if matches!(op, ConsoleOp::Close) { "closed" } else { "expired by the server" };
             Record {
                 actor: name.into(),
                 kind: "zk-result",
                 summary: format!("session {} {what}; its ephemeral znodes are deleted", session_hex(session)),
                 source: source_of(op),
-                detail: Value::Object(d),
+                detail: d.into(),
             }
         }
     }
@@ -239,32 +240,32 @@ fn result_record(name: &str, op: &ConsoleOp, result: &ZkResult, zk: &ZooKeeper) 
         Ok(r) => r,
     };
     let mut d = base_detail(op);
-    d.insert("ok".into(), json!(true));
+    d.put("ok", &true);
     let summary = match response {
         Response::Created { path } => {
-            d.insert("created".into(), json!(path));
+            d.put("created", &path);
             let owner = zk.tree().get(path).map(|n| n.stat.ephemeral_owner).unwrap_or(0);
             let kind = if owner != 0 { " (ephemeral)" } else { "" };
             format!("create {} → {path}{kind}", op_path(op).unwrap_or(""))
         }
         Response::Data { data, stat } => {
-            d.insert("data".into(), json!(String::from_utf8_lossy(data)));
-            d.insert("stat".into(), stat_json(stat));
+            d.put("data", &String::from_utf8_lossy(data));
+            d.set("stat", stat_json(stat));
             format!("{} → {:?} (version {})", verb_line(op), String::from_utf8_lossy(data), stat.version)
         }
         Response::Exists { stat } => {
-            d.insert("stat".into(), stat_json(stat));
+            d.set("stat", stat_json(stat));
             format!("{} → version {}, {} children", verb_line(op), stat.version, stat.num_children)
         }
         Response::Children { children, .. } => {
-            d.insert("children".into(), json!(children));
+            d.put("children", &children);
             format!("{} → [{}]", verb_line(op), children.join(", "))
         }
         Response::SetData { stat } => format!("{} → version {}", verb_line(op), stat.version),
         Response::Deleted => format!("{} → deleted", verb_line(op)),
         Response::Checked | Response::Multi(_) => format!("{} → ok", verb_line(op)),
     };
-    Record { actor: name.into(), kind: "zk-result", summary, source: source_of(op), detail: Value::Object(d) }
+    Record { actor: name.into(), kind: "zk-result", summary, source: source_of(op), detail: d.into() }
 }
 
 /// The trace record for a watch event reaching a console session.
@@ -274,7 +275,7 @@ pub fn watch_record(name: &str, n: &Notification) -> Record {
         kind: "watch-event",
         summary: format!("{} {}", n.event.name(), n.path),
         source: "WatchManager.triggerWatch",
-        detail: json!({"type": n.event.name(), "path": n.path}),
+        detail: Detail::new().with("type", &n.event.name()).with("path", &n.path).into(),
     }
 }
 

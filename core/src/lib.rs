@@ -15,6 +15,7 @@ pub mod sandbox;
 pub mod scenario;
 pub mod share;
 pub mod sim;
+pub mod small_map;
 pub mod trace;
 pub mod view;
 pub mod zookeeper;

@@ -3,7 +3,7 @@
 //! Kafka (or ZooKeeper) method the step mirrors.
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 /// A recorded step, as one JSON line of `--trace`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -84,5 +84,69 @@ impl Trace {
     pub fn contains(&self, steps: u64, text: &str) -> bool {
         let held = (steps as usize).saturating_sub(self.forgotten);
         self.entries.iter().take(held).any(|e| e.to_json_line().contains(text))
+    }
+}
+
+/// A step's detail as it is built: a JSON object whose keys come in the order
+/// they are given (the `--trace` line lists them so), a key given again
+/// keeping its place.
+///
+/// It makes what `json!({...})` makes, through the same serialisation, but
+/// `json!` writes out at every key the making of the key, the serialisation
+/// with its error path and the dropping of the value the key had: for the
+/// hundreds of details the simulator writes, many kilobytes of the browser's
+/// download (issue 9). Here a key is one call, compiled once per value type.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Detail(Map<String, Value>);
+
+impl Detail {
+    pub fn new() -> Detail {
+        Detail::default()
+    }
+
+    /// The detail with `key`, and `value` as `json!` writes it.
+    #[inline]
+    pub fn with<T: Serialize + ?Sized>(mut self, key: &str, value: &T) -> Detail {
+        self.put(key, value);
+        self
+    }
+
+    /// The detail with `key`: `value` (another detail, or a value already built).
+    #[inline]
+    pub fn with_value(mut self, key: &str, value: impl Into<Value>) -> Detail {
+        self.set(key, value.into());
+        self
+    }
+
+    #[inline(never)]
+    pub fn put<T: Serialize + ?Sized>(&mut self, key: &str, value: &T) {
+        // Serialising the simulator's values cannot fail (the one error is
+        // a map whose keys are not strings).
+        self.set(key, serde_json::to_value(value).unwrap_or(Value::Null));
+    }
+
+    pub fn set(&mut self, key: &str, value: Value) {
+        self.0.insert(key.to_owned(), value);
+    }
+
+    pub fn get(&self, key: &str) -> Option<&Value> {
+        self.0.get(key)
+    }
+
+    pub fn contains(&self, key: &str) -> bool {
+        self.0.contains_key(key)
+    }
+}
+
+/// As the object it is (a detail inside a list of another's).
+impl Serialize for Detail {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.0.serialize(s)
+    }
+}
+
+impl From<Detail> for Value {
+    fn from(d: Detail) -> Value {
+        Value::Object(d.0)
     }
 }

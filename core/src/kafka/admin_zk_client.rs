@@ -12,8 +12,8 @@ use super::zookeeper_client::ZooKeeperClient;
 use super::BrokerId;
 use crate::scenario::{TopicLayout, TopicPartition};
 use crate::sim::Rng;
+use crate::trace::Detail;
 use crate::zookeeper::{KeeperError, Request};
-use serde_json::json;
 use std::collections::BTreeMap;
 
 pub const ACTOR: &str = "admin";
@@ -52,7 +52,7 @@ fn registered_brokers(zkc: &mut ZooKeeperClient, io: &mut Io) -> Result<Vec<Brok
         .iter()
         .filter_map(|c| c.parse().ok())
         .collect();
-    ids.sort_unstable();
+    ids.sort();
     Ok(ids)
 }
 
@@ -73,7 +73,7 @@ pub fn create_topic(
     if topic_exists(zkc, io, name) {
         return Err(format!("topic '{name}' already exists (TopicExistsException)"));
     }
-    let config: BTreeMap<String, String> = config.iter().map(|(k, v)| (k.trim().to_string(), v.trim().to_string())).collect();
+    let config = super::ordered_map(config.iter().map(|(k, v)| (k.trim().to_string(), v.trim().to_string())));
     log_config::validate(&config).map_err(|e| format!("{e} (ConfigException)"))?;
     let assignment = match layout {
         TopicLayout::Count { partitions, replication_factor } => {
@@ -92,12 +92,12 @@ pub fn create_topic(
                     return Err(format!("partition {p} names broker {b}, which is not in this cluster (brokers {declared:?})"));
                 }
             }
-            a.iter().cloned().collect()
+            super::ordered_map(a.iter().cloned())
         }
     };
     let config_json = zk_data::encode_entity_config(&config);
     set_or_create(zkc, io, "AdminZkClient.setOrCreateEntityConfigs", &zk_data::topic_config_path(name), config_json)?;
-    let full: BTreeMap<i32, ReplicaAssignment> = assignment.into_iter().map(|(p, r)| (p, ReplicaAssignment::new(r))).collect();
+    let full = super::ordered_map(assignment.into_iter().map(|(p, r)| (p, ReplicaAssignment::new(r))));
     zkc.create_recursive(io, ACTOR, "AdminZkClient.createTopicWithAssignment", &zk_data::topic_path(name), zk_data::encode_topic(&full))
         .map_err(|e| format!("creating the topic znode failed: {e}"))
 }
@@ -174,7 +174,7 @@ pub fn change_configs(
         "admin",
         "AdminZkClient.changeConfigs",
         format!("kafka-configs --alter {entity_type} {entity_name}: {path} now holds {shown}; notification {created}"),
-        json!({"entity_path": entity_path, "path": path, "config": configs, "notification": created}),
+        Detail::new().with("entity_path", &entity_path).with("path", &path).with("config", &configs).with("notification", &created),
     );
     Ok(())
 }

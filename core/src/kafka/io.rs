@@ -45,8 +45,8 @@ impl<'a> Io<'a> {
         self.cost_us.div_ceil(1000)
     }
 
-    pub fn record(&mut self, actor: &str, kind: &'static str, source: &'static str, summary: String, detail: Value) {
-        self.fx.record(Record { actor: actor.to_string(), kind, summary, source, detail });
+    pub fn record(&mut self, actor: &str, kind: &'static str, source: &'static str, summary: String, detail: impl Into<Value>) {
+        self.fx.record(Record { actor: actor.to_string(), kind, summary, source, detail: detail.into() });
     }
 
     /// A step whose summary and detail are built only if someone will read
@@ -55,8 +55,17 @@ impl<'a> Io<'a> {
     /// every ZooKeeper request and control request was a large share of a
     /// big run. Unread, the step is still recorded (steps are counted and
     /// handed out alike), with an empty summary and a null detail.
-    pub fn record_with(&mut self, actor: &str, kind: &'static str, source: &'static str, build: impl FnOnce() -> (String, Value)) {
-        let (summary, detail) = if self.records_read { build() } else { (String::new(), Value::Null) };
+    pub fn record_with<D: Into<Value>>(
+        &mut self,
+        actor: &str,
+        kind: &'static str,
+        source: &'static str,
+        build: impl FnOnce() -> (String, D),
+    ) {
+        if !self.records_read {
+            return self.record(actor, kind, source, String::new(), Value::Null);
+        }
+        let (summary, detail) = build();
         self.record(actor, kind, source, summary, detail);
     }
 

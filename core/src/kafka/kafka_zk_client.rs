@@ -7,6 +7,7 @@ use super::zk_data::{self, BrokerInfo, LeaderIsrAndControllerEpoch, ReplicaAssig
 use super::zookeeper_client::{WriteError, ZooKeeperClient};
 use super::BrokerId;
 use crate::scenario::TopicPartition;
+use crate::small_map::SmallMap;
 use crate::zookeeper::{CreateMode, KeeperError, Request, Response, Stat};
 use std::collections::BTreeMap;
 
@@ -25,21 +26,21 @@ pub fn get_controller_id(zkc: &mut ZooKeeperClient, io: &mut Io, actor: &str) ->
 
 /// Reads many znodes as one pipelined batch (Kafka's bulk reads), keeping
 /// what `decode` accepts; nodes that are gone are left out.
-fn read_all<K: Ord, V>(
+fn read_all<K: Ord, V, M: Default + Extend<(K, V)>>(
     zkc: &mut ZooKeeperClient,
     io: &mut Io,
     actor: &str,
     source: &'static str,
     items: impl IntoIterator<Item = (K, String)>,
     decode: impl Fn(&K, &[u8], Stat) -> Option<V>,
-) -> Result<BTreeMap<K, V>, KeeperError> {
+) -> Result<M, KeeperError> {
     io.pipelined(|io| {
-        let mut out = BTreeMap::new();
+        let mut out = M::default();
         for (key, path) in items {
             match zkc.get_data(io, actor, source, &path) {
                 Ok((data, stat)) => {
                     if let Some(v) = decode(&key, &data, stat) {
-                        out.insert(key, v);
+                        out.extend([(key, v)]);
                     }
                 }
                 Err(KeeperError::NoNode) => {}
@@ -56,10 +57,10 @@ pub fn get_all_broker_and_epochs(
     zkc: &mut ZooKeeperClient,
     io: &mut Io,
     actor: &str,
-) -> Result<BTreeMap<BrokerId, (BrokerInfo, i64)>, KeeperError> {
+) -> Result<SmallMap<BrokerId, (BrokerInfo, i64)>, KeeperError> {
     let src = "KafkaZkClient.getAllBrokerAndEpochsInCluster";
     let mut ids: Vec<BrokerId> = zkc.get_children(io, actor, src, zk_data::BROKER_IDS)?.iter().filter_map(|c| c.parse().ok()).collect();
-    ids.sort_unstable();
+    ids.sort();
     let items = ids.into_iter().map(|id| (id, zk_data::broker_path(id)));
     read_all(zkc, io, actor, src, items, |id, data, stat| BrokerInfo::decode(*id, data).map(|info| (info, stat.czxid)))
 }

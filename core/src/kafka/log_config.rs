@@ -109,21 +109,18 @@ fn retention_ms(broker: &BTreeMap<String, String>) -> i64 {
 /// broker's effective settings (static, overlaid by the dynamic
 /// `<default>` and per-broker settings).
 pub fn broker_defaults(broker: &BTreeMap<String, String>) -> BTreeMap<String, String> {
-    TOPIC_KEYS
-        .iter()
-        .map(|t| {
-            let value = if t.key.name == RETENTION_MS {
-                retention_ms(broker).to_string()
-            } else {
-                broker
-                    .get(t.server)
-                    .filter(|_| !t.server.is_empty())
-                    .and_then(|v| config_def::parse(t.key, v).ok())
-                    .unwrap_or_else(|| t.default.to_string())
-            };
-            (t.key.name.to_string(), value)
-        })
-        .collect()
+    super::ordered_map(TOPIC_KEYS.iter().map(|t| {
+        let value = if t.key.name == RETENTION_MS {
+            retention_ms(broker).to_string()
+        } else {
+            broker
+                .get(t.server)
+                .filter(|_| !t.server.is_empty())
+                .and_then(|v| config_def::parse(t.key, v).ok())
+                .unwrap_or_else(|| t.default.to_string())
+        };
+        (t.key.name.to_string(), value)
+    }))
 }
 
 /// `LogConfig.fromProps(defaults, overrides)`: the effective config. Unknown

@@ -12,9 +12,14 @@
 //! can store `{"partitions":{"-1":[1],"2000000000":[1]}}`), so numbers
 //! outside `0..DENSE` are kept in an ordered map beside the vector: a
 //! hostile number costs no memory.
+//!
+//! The maps hold values of many types. Only the entries are generic: where
+//! each one is (a map of topics to slots, per slot an index of partition
+//! numbers to positions) is one `SlotIndex` whose code serves them all,
+//! which keeps a copy per type out of the browser's download (issue 9).
 
 use crate::scenario::{Topic, TopicPartition};
-use std::collections::BTreeMap;
+use std::collections::{btree_map, BTreeMap};
 
 /// Partition numbers below this are indexed; the others are kept ordered.
 /// Above the parser's largest topic a single znode can describe (ZooKeeper's
@@ -22,120 +27,257 @@ use std::collections::BTreeMap;
 /// topic is always indexed.
 const DENSE: i32 = 1 << 17;
 
-/// One topic's partitions, each with its key (so that iteration lends
-/// keys as a `BTreeMap` does). For `0 <= p < DENSE`, `index[p]` is the
-/// partition's place in `entries` (or [`NONE`]): four bytes per partition
-/// number, so that a broker hosting a few of a topic's partitions keeps no
-/// room for the others. The other numbers are in `sparse`.
-#[derive(Clone, Debug)]
-struct Slots<V> {
-    index: Vec<u32>,
-    entries: Vec<(TopicPartition, V)>,
-    sparse: BTreeMap<i32, (TopicPartition, V)>,
-}
-
 /// No entry for this partition number.
 const NONE: u32 = u32::MAX;
 
-impl<V> Default for Slots<V> {
-    fn default() -> Self {
-        Slots { index: Vec::new(), entries: Vec::new(), sparse: BTreeMap::new() }
+/// Where each partition's entry is, for every map alike: the topic's slot,
+/// and the entry's position among the slot's entries. It knows nothing of
+/// the values, so that its code is compiled once however many value types
+/// the maps hold (the browser downloads every copy of a generic function;
+/// issue 9); [`PartitionMap`] keeps the entries beside it.
+#[derive(Clone, Debug, Default)]
+struct SlotIndex {
+    /// Topic → slot, sorted by topic (a map has a few topics, and a
+    /// vector's code is smaller than an ordered map's).
+    topics: Vec<(Topic, u32)>,
+    slots: Vec<Positions>,
+    /// Slots of removed topics, for the next new topic.
+    free: Vec<u32>,
+    len: usize,
+}
+
+/// One topic's positions. For `0 <= p < DENSE`, `dense[p]` is partition
+/// `p`'s position (or [`NONE`]): four bytes per partition number, so that a
+/// broker hosting a few of a topic's partitions keeps no room for the
+/// others. The other numbers are in `sparse`.
+#[derive(Clone, Debug, Default)]
+struct Positions {
+    dense: Vec<u32>,
+    sparse: BTreeMap<i32, u32>,
+    /// Entries in the slot: the position of the next one.
+    count: u32,
+}
+
+impl Positions {
+    #[inline]
+    fn get(&self, p: i32) -> Option<u32> {
+        if (0..DENSE).contains(&p) {
+            self.dense.get(p as usize).copied().filter(|i| *i != NONE)
+        } else {
+            self.sparse.get(&p).copied()
+        }
+    }
+
+    /// Partition `p`'s position and `false`, or if it has none, the next
+    /// position, now its, and `true`.
+    fn get_or_add(&mut self, p: i32) -> (u32, bool) {
+        let next = self.count;
+        let place = if (0..DENSE).contains(&p) {
+            if self.dense.len() <= p as usize {
+                self.dense.resize(p as usize + 1, NONE);
+            }
+            &mut self.dense[p as usize]
+        } else {
+            self.sparse.entry(p).or_insert(NONE)
+        };
+        if *place != NONE {
+            return (*place, false);
+        }
+        *place = next;
+        self.count += 1;
+        (next, true)
+    }
+
+    /// Sets partition `p`'s position (it has one).
+    fn set(&mut self, p: i32, position: u32) {
+        if (0..DENSE).contains(&p) {
+            self.dense[p as usize] = position;
+        } else {
+            self.sparse.insert(p, position);
+        }
+    }
+
+    fn take(&mut self, p: i32) -> Option<u32> {
+        if !(0..DENSE).contains(&p) {
+            return self.sparse.remove(&p);
+        }
+        let slot = self.dense.get_mut(p as usize).filter(|i| **i != NONE)?;
+        Some(std::mem::replace(slot, NONE))
+    }
+
+    /// The positions in partition order: the negative numbers, the indexed
+    /// ones, the big ones.
+    fn in_order(&self) -> InOrder<'_> {
+        InOrder { below: self.sparse.range(..0), dense: self.dense.iter(), above: self.sparse.range(DENSE..) }
     }
 }
 
-impl<V> Slots<V> {
-    fn len(&self) -> usize {
-        self.entries.len() + self.sparse.len()
-    }
+/// A slot's positions in partition order ([`Positions::in_order`]).
+struct InOrder<'a> {
+    below: btree_map::Range<'a, i32, u32>,
+    dense: std::slice::Iter<'a, u32>,
+    above: btree_map::Range<'a, i32, u32>,
+}
 
-    /// Where partition `p` (in `0..DENSE`) is in `entries`.
-    fn position(&self, p: i32) -> Option<usize> {
-        self.index.get(p as usize).copied().filter(|i| *i != NONE).map(|i| i as usize)
-    }
+impl Iterator for InOrder<'_> {
+    type Item = usize;
 
-    fn get(&self, p: i32) -> Option<&V> {
-        if (0..DENSE).contains(&p) {
-            self.position(p).map(|i| &self.entries[i].1)
-        } else {
-            self.sparse.get(&p).map(|(_, v)| v)
-        }
-    }
-
-    fn get_mut(&mut self, p: i32) -> Option<&mut V> {
-        if (0..DENSE).contains(&p) {
-            self.position(p).map(|i| &mut self.entries[i].1)
-        } else {
-            self.sparse.get_mut(&p).map(|(_, v)| v)
-        }
-    }
-
-    fn insert(&mut self, tp: TopicPartition, v: V) -> Option<V> {
-        let p = tp.partition;
-        if !(0..DENSE).contains(&p) {
-            return self.sparse.insert(p, (tp, v)).map(|(_, v)| v);
-        }
-        if let Some(i) = self.position(p) {
-            return Some(std::mem::replace(&mut self.entries[i], (tp, v)).1);
-        }
-        if self.index.len() <= p as usize {
-            self.index.resize(p as usize + 1, NONE);
-        }
-        self.index[p as usize] = self.entries.len() as u32;
-        self.entries.push((tp, v));
-        None
-    }
-
-    fn remove(&mut self, p: i32) -> Option<V> {
-        if !(0..DENSE).contains(&p) {
-            return self.sparse.remove(&p).map(|(_, v)| v);
-        }
-        let i = self.position(p)?;
-        self.index[p as usize] = NONE;
-        let (_, v) = self.entries.swap_remove(i);
-        if let Some((moved, _)) = self.entries.get(i) {
-            self.index[moved.partition as usize] = i as u32;
-        }
-        Some(v)
-    }
-
-    /// The values in partition order, as `iter` lists them.
-    fn into_values(self) -> impl Iterator<Item = V> {
-        let Slots { index, entries, sparse: mut below } = self;
-        let above = below.split_off(&0);
-        let mut entries: Vec<Option<V>> = entries.into_iter().map(|(_, v)| Some(v)).collect();
-        let dense = index.into_iter().filter(|i| *i != NONE).filter_map(move |i| entries[i as usize].take());
-        below.into_values().map(|(_, v)| v).chain(dense).chain(above.into_values().map(|(_, v)| v))
-    }
-
-    /// In partition order: the negative numbers, the indexed ones, the big ones.
-    fn iter(&self) -> impl Iterator<Item = (&TopicPartition, &V)> {
-        let below = self.sparse.range(..0).map(|(_, (k, v))| (k, v));
-        let dense = self.index.iter().filter(|i| **i != NONE).map(|i| {
-            let (k, v) = &self.entries[*i as usize];
-            (k, v)
-        });
-        let above = self.sparse.range(DENSE..).map(|(_, (k, v))| (k, v));
-        below.chain(dense).chain(above)
+    fn next(&mut self) -> Option<usize> {
+        let next = match self.below.next() {
+            Some((_, i)) => Some(*i),
+            None => self.dense.find(|i| **i != NONE).or_else(|| self.above.next().map(|(_, i)| i)).copied(),
+        };
+        next.map(|i| i as usize)
     }
 }
 
+/// Every position of the index in `TopicPartition` order, as (slot,
+/// position): the iteration of every map, written once for all of them.
+struct Order<'a> {
+    index: &'a SlotIndex,
+    /// The slots still to come.
+    slots: std::slice::Iter<'a, (Topic, u32)>,
+    /// The slot being listed, and its positions still to come.
+    current: Option<(usize, InOrder<'a>)>,
+}
+
+impl Iterator for Order<'_> {
+    type Item = (usize, usize);
+
+    fn next(&mut self) -> Option<(usize, usize)> {
+        loop {
+            if let Some((slot, positions)) = &mut self.current {
+                if let Some(i) = positions.next() {
+                    return Some((*slot, i));
+                }
+            }
+            let slot = self.slots.next()?.1 as usize;
+            self.current = Some((slot, self.index.slots[slot].in_order()));
+        }
+    }
+}
+
+impl SlotIndex {
+    /// Natively inlined into each map's look-ups: a big run makes millions
+    /// of them (a call each cost 0.4% of a 10,000-partition run); the
+    /// browser build keeps the one copy.
+    #[cfg_attr(not(target_arch = "wasm32"), inline(always))]
+    fn find(&self, tp: &TopicPartition) -> Option<(usize, usize)> {
+        let slot = self.slot(&tp.topic)? as usize;
+        Some((slot, self.slots[slot].get(tp.partition)? as usize))
+    }
+
+    /// Where `topic` is in `topics`, or where it would go.
+    fn search(&self, topic: &Topic) -> Result<usize, usize> {
+        self.topics.binary_search_by(|(t, _)| t.cmp(topic))
+    }
+
+    fn slot(&self, topic: &Topic) -> Option<u32> {
+        self.search(topic).ok().map(|i| self.topics[i].1)
+    }
+
+    /// `search` by the topic's name.
+    fn search_named(&self, topic: &str) -> Result<usize, usize> {
+        self.topics.binary_search_by(|(t, _)| (**t).cmp(topic))
+    }
+
+    fn slot_named(&self, topic: &str) -> Option<u32> {
+        self.search_named(topic).ok().map(|i| self.topics[i].1)
+    }
+
+    /// The slot and position of `tp`'s entry, and whether it is a new one
+    /// (then at the end of the slot's entries, which may be a new slot at
+    /// the end of the slots).
+    fn insert(&mut self, tp: &TopicPartition) -> (usize, usize, bool) {
+        let slot = match self.search(&tp.topic) {
+            Ok(i) => self.topics[i].1,
+            Err(i) => {
+                let slot = self.free.pop().unwrap_or(self.slots.len() as u32);
+                if slot as usize == self.slots.len() {
+                    self.slots.push(Positions::default());
+                }
+                self.topics.insert(i, (tp.topic.clone(), slot));
+                slot
+            }
+        };
+        let (i, new) = self.slots[slot as usize].get_or_add(tp.partition);
+        self.len += new as usize;
+        (slot as usize, i as usize, new)
+    }
+
+    /// Forgets `tp`'s entry: its slot and position. The entry there is to be
+    /// swap-removed, and [`SlotIndex::moved`] told which partition took its
+    /// place; a slot left empty is freed (its entries are empty too).
+    fn remove(&mut self, tp: &TopicPartition) -> Option<(usize, usize)> {
+        let slot = self.slot(&tp.topic)?;
+        let positions = &mut self.slots[slot as usize];
+        let i = positions.take(tp.partition)?;
+        positions.count -= 1;
+        self.len -= 1;
+        if positions.count == 0 {
+            self.free_slot(&tp.topic, slot);
+        }
+        Some((slot as usize, i as usize))
+    }
+
+    /// Partition `p` of the slot now has position `i` (after a swap-remove).
+    fn moved(&mut self, slot: usize, p: i32, i: usize) {
+        self.slots[slot].set(p, i as u32);
+    }
+
+    /// Forgets the topic; its slot, whose entries are to be dropped.
+    fn remove_topic(&mut self, topic: &str) -> Option<usize> {
+        let slot = self.slot_named(topic)?;
+        self.len -= self.slots[slot as usize].count as usize;
+        self.free_slot(topic, slot);
+        Some(slot as usize)
+    }
+
+    fn free_slot(&mut self, topic: &str, slot: u32) {
+        if let Ok(i) = self.search_named(topic) {
+            self.topics.remove(i);
+        }
+        self.slots[slot as usize] = Positions::default();
+        self.free.push(slot);
+    }
+
+    /// The topics' slots in topic order.
+    fn slots(&self) -> impl Iterator<Item = usize> + '_ {
+        self.topics.iter().map(|(_, slot)| *slot as usize)
+    }
+
+    /// Every position, in `TopicPartition` order.
+    fn order(&self) -> Order<'_> {
+        Order { index: self, slots: self.topics.iter(), current: None }
+    }
+
+    /// The topic's positions in partition order.
+    fn topic(&self, topic: &str) -> Order<'_> {
+        let current = self.slot_named(topic).map(|slot| (slot as usize, self.slots[slot as usize].in_order()));
+        Order { index: self, slots: [].iter(), current }
+    }
+}
+
+/// The map: the [`SlotIndex`] and, per slot, the entries (each with its key,
+/// so that iteration lends keys as a `BTreeMap` does), in the order they
+/// came.
 #[derive(Clone, Debug)]
 pub struct PartitionMap<V> {
-    topics: BTreeMap<Topic, Slots<V>>,
-    len: usize,
+    index: SlotIndex,
+    entries: Vec<Vec<(TopicPartition, V)>>,
 }
 
 impl<V> Default for PartitionMap<V> {
     fn default() -> Self {
-        PartitionMap { topics: BTreeMap::new(), len: 0 }
+        PartitionMap { index: SlotIndex::default(), entries: Vec::new() }
     }
 }
 
-/// Equal when they hold the same partitions and values, however stored (a
-/// vector may keep empty places where partitions were removed).
+/// Equal when they hold the same partitions and values, however stored (the
+/// entries of two maps may have come in different orders).
 impl<V: PartialEq> PartialEq for PartitionMap<V> {
     fn eq(&self, other: &Self) -> bool {
-        self.len == other.len && self.iter().eq(other.iter())
+        self.len() == other.len() && self.iter().eq(other.iter())
     }
 }
 
@@ -143,11 +285,11 @@ impl<V: Eq> Eq for PartitionMap<V> {}
 
 impl<V> PartitionMap<V> {
     pub fn len(&self) -> usize {
-        self.len
+        self.index.len
     }
 
     pub fn is_empty(&self) -> bool {
-        self.len == 0
+        self.index.len == 0
     }
 
     pub fn clear(&mut self) {
@@ -155,54 +297,64 @@ impl<V> PartitionMap<V> {
     }
 
     pub fn get(&self, tp: &TopicPartition) -> Option<&V> {
-        self.topics.get(&tp.topic)?.get(tp.partition)
+        let (slot, i) = self.index.find(tp)?;
+        Some(&self.entries[slot][i].1)
     }
 
     pub fn get_mut(&mut self, tp: &TopicPartition) -> Option<&mut V> {
-        self.topics.get_mut(&tp.topic)?.get_mut(tp.partition)
+        let (slot, i) = self.index.find(tp)?;
+        Some(&mut self.entries[slot][i].1)
     }
 
     pub fn contains_key(&self, tp: &TopicPartition) -> bool {
-        self.get(tp).is_some()
+        self.index.find(tp).is_some()
     }
 
     pub fn insert(&mut self, tp: TopicPartition, v: V) -> Option<V> {
-        let slots = match self.topics.get_mut(&tp.topic) {
-            Some(slots) => slots,
-            None => self.topics.entry(tp.topic.clone()).or_default(),
-        };
-        let old = slots.insert(tp, v);
-        if old.is_none() {
-            self.len += 1;
+        let (slot, i, new) = self.index.insert(&tp);
+        if !new {
+            return Some(std::mem::replace(&mut self.entries[slot][i].1, v));
         }
-        old
+        if slot == self.entries.len() {
+            self.entries.push(Vec::new());
+        }
+        self.entries[slot].push((tp, v));
+        None
     }
 
     pub fn remove(&mut self, tp: &TopicPartition) -> Option<V> {
-        let slots = self.topics.get_mut(&tp.topic)?;
-        let old = slots.remove(tp.partition)?;
-        self.len -= 1;
-        if slots.len() == 0 {
-            self.topics.remove(&tp.topic);
+        let (slot, i) = self.index.remove(tp)?;
+        let entries = &mut self.entries[slot];
+        let (_, v) = entries.swap_remove(i);
+        if let Some((moved, _)) = entries.get(i) {
+            self.index.moved(slot, moved.partition, i);
+        } else if entries.is_empty() {
+            // The slot was freed: let its vector go too.
+            *entries = Vec::new();
         }
-        Some(old)
+        Some(v)
     }
 
     /// Drops every partition of the topic.
     pub fn remove_topic(&mut self, topic: &str) {
-        if let Some(slots) = self.topics.remove(topic) {
-            self.len -= slots.len();
+        if let Some(slot) = self.index.remove_topic(topic) {
+            self.entries[slot] = Vec::new();
         }
     }
 
     /// In `TopicPartition` order.
     pub fn iter(&self) -> impl Iterator<Item = (&TopicPartition, &V)> {
-        self.topics.values().flat_map(|slots| slots.iter())
+        self.index.order().map(|(slot, i)| self.entry(slot, i))
     }
 
     /// The topic's partitions, in partition order.
     pub fn topic(&self, topic: &str) -> impl Iterator<Item = (&TopicPartition, &V)> {
-        self.topics.get(topic).into_iter().flat_map(|slots| slots.iter())
+        self.index.topic(topic).map(|(slot, i)| self.entry(slot, i))
+    }
+
+    fn entry(&self, slot: usize, i: usize) -> (&TopicPartition, &V) {
+        let (k, v) = &self.entries[slot][i];
+        (k, v)
     }
 
     pub fn keys(&self) -> impl Iterator<Item = &TopicPartition> {
@@ -215,7 +367,13 @@ impl<V> PartitionMap<V> {
 
     /// The values in `TopicPartition` order.
     pub fn into_values(self) -> impl Iterator<Item = V> {
-        self.topics.into_values().flat_map(|slots| slots.into_values())
+        let PartitionMap { index, mut entries } = self;
+        let mut values = Vec::with_capacity(index.len);
+        for slot in index.slots() {
+            let mut taken: Vec<Option<V>> = std::mem::take(&mut entries[slot]).into_iter().map(|(_, v)| Some(v)).collect();
+            values.extend(index.slots[slot].in_order().filter_map(|i| taken[i].take()));
+        }
+        values.into_iter()
     }
 }
 
@@ -265,11 +423,19 @@ mod tests {
         let (mut map, mut model) = (PartitionMap::default(), BTreeMap::new());
         for i in 0..5000 {
             let p = [rng.index(50) as i32, -(rng.index(3) as i32), DENSE + rng.index(3) as i32][rng.index(3)];
-            let k = tp(["x", "y"][rng.index(2)], p);
-            if rng.chance(1, 3) {
+            let k = tp(["x", "y", "z"][rng.index(3)], p);
+            if rng.chance(1, 100) {
+                // A removed topic's slot is taken by the next new one.
+                map.remove_topic(&k.topic);
+                model.retain(|m: &TopicPartition, _| m.topic != k.topic);
+            } else if rng.chance(1, 3) {
                 assert_eq!(map.remove(&k), model.remove(&k));
             } else {
                 assert_eq!(map.insert(k.clone(), i), model.insert(k, i));
+            }
+            if i % 250 == 0 {
+                assert!(map.iter().eq(model.iter()));
+                assert!(map.topic("y").eq(model.iter().filter(|(k, _)| k.topic == "y")));
             }
         }
         assert!(map.iter().eq(model.iter()));

@@ -368,13 +368,13 @@ pub fn decode_entity_config(data: &[u8]) -> Result<BTreeMap<String, String>, Str
         return if v.is_null() { Ok(BTreeMap::new()) } else { Err(format!("the config znode holds {v}, not a JSON object")) };
     };
     let Some(config) = obj.get("config").and_then(Value::as_object) else { return Ok(BTreeMap::new()) };
-    config
-        .iter()
-        .map(|(k, v)| match v.as_str() {
-            Some(s) => Ok((k.clone(), s.to_string())),
-            None => Err(format!("the value of {k} is {v}, not a string")),
-        })
-        .collect()
+    // Inserted, not collected: collecting would compile a sort of its own.
+    let mut out = BTreeMap::new();
+    for (k, v) in config {
+        let Some(s) = v.as_str() else { return Err(format!("the value of {k} is {v}, not a string")) };
+        out.insert(k.clone(), s.to_string());
+    }
+    Ok(out)
 }
 
 /// `ConfigEntityChangeNotificationSequenceZNode.encode`: version 2.

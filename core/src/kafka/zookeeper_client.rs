@@ -7,8 +7,10 @@ use super::io::Io;
 use super::BrokerId;
 use crate::console::{session_hex, stat_json};
 use crate::scenario::TopicPartition;
+use crate::small_map::SmallMap;
+use crate::trace::Detail;
 use crate::zookeeper::{CreateMode, EventType, KeeperError, Request, Response, SessionId, Stat, ZkError, ZkResult};
-use serde_json::{json, Map, Value};
+use serde_json::Value;
 use std::collections::BTreeMap;
 
 /// `ZNodeChildChangeHandler`s Kafka registers, by what they do on a change.
@@ -46,7 +48,7 @@ pub struct ZooKeeperClient {
     /// A planted bug for the invariant checker's own test: controller writes
     /// go out without the `/controller_epoch` check.
     pub fencing_disabled: bool,
-    child_handlers: BTreeMap<String, ChildHandler>,
+    child_handlers: SmallMap<String, ChildHandler>,
     node_handlers: BTreeMap<String, NodeHandler>,
 }
 
@@ -195,8 +197,8 @@ impl ZooKeeperClient {
     }
 }
 
-fn describe(request: &Request) -> Map<String, Value> {
-    let mut d = Map::new();
+fn describe(request: &Request) -> Detail {
+    let mut d = Detail::new();
     match request {
         Request::Multi(ops) => {
             // A fenced write: show the real op, marked as fenced.
@@ -204,42 +206,42 @@ fn describe(request: &Request) -> Map<String, Value> {
             if let (true, Some(op)) = (fenced && ops.len() == 2, ops.get(1)) {
                 d = describe(op);
                 if let Some(Request::Check { version, .. }) = ops.first() {
-                    d.insert("fenced_by_controller_epoch_zk_version".into(), json!(version));
+                    d.set("fenced_by_controller_epoch_zk_version", Value::from(*version));
                 }
             } else {
-                d.insert("op".into(), json!("multi"));
-                d.insert("path".into(), json!(request.path()));
-                d.insert("ops".into(), json!(ops.iter().map(|o| format!("{} {}", o.op_name(), o.path())).collect::<Vec<_>>()));
+                d.set("op", Value::from("multi"));
+                d.set("path", Value::from(request.path()));
+                d.set("ops", Value::from(ops.iter().map(|o| format!("{} {}", o.op_name(), o.path())).collect::<Vec<_>>()));
             }
         }
         Request::Create { path, data, mode } => {
-            d.insert("op".into(), json!("create"));
-            d.insert("path".into(), json!(path));
-            d.insert("mode".into(), json!(mode_name(*mode)));
-            d.insert("data".into(), json!(String::from_utf8_lossy(data)));
+            d.set("op", Value::from("create"));
+            d.set("path", Value::from(path.as_str()));
+            d.set("mode", Value::from(mode_name(*mode)));
+            d.set("data", Value::from(String::from_utf8_lossy(data)));
         }
         Request::SetData { path, data, version } => {
-            d.insert("op".into(), json!("set"));
-            d.insert("path".into(), json!(path));
-            d.insert("data".into(), json!(String::from_utf8_lossy(data)));
-            d.insert("version".into(), json!(version));
+            d.set("op", Value::from("set"));
+            d.set("path", Value::from(path.as_str()));
+            d.set("data", Value::from(String::from_utf8_lossy(data)));
+            d.set("version", Value::from(*version));
         }
         Request::Delete { path, version } => {
-            d.insert("op".into(), json!("delete"));
-            d.insert("path".into(), json!(path));
-            d.insert("version".into(), json!(version));
+            d.set("op", Value::from("delete"));
+            d.set("path", Value::from(path.as_str()));
+            d.set("version", Value::from(*version));
         }
         Request::GetData { path, watch } | Request::Exists { path, watch } | Request::GetChildren { path, watch } => {
-            d.insert("op".into(), json!(request.op_name()));
-            d.insert("path".into(), json!(path));
+            d.set("op", Value::from(request.op_name()));
+            d.set("path", Value::from(path.as_str()));
             if *watch {
-                d.insert("watch".into(), json!(true));
+                d.set("watch", Value::from(true));
             }
         }
         Request::Check { path, version } => {
-            d.insert("op".into(), json!("check"));
-            d.insert("path".into(), json!(path));
-            d.insert("version".into(), json!(version));
+            d.set("op", Value::from("check"));
+            d.set("path", Value::from(path.as_str()));
+            d.set("version", Value::from(*version));
         }
     }
     d
@@ -263,48 +265,48 @@ fn describe_outcome(request: &Request, result: &ZkResult) -> (String, Value) {
     let mut d = describe(request);
     let op = d.get("op").and_then(|v| v.as_str()).unwrap_or("").to_string();
     let path = d.get("path").and_then(|v| v.as_str()).unwrap_or("").to_string();
-    let watch = if d.contains_key("watch") { " (watch)" } else { "" };
+    let watch = if d.contains("watch") { " (watch)" } else { "" };
     let outcome = match result {
         Err(e) => {
-            d.insert("ok".into(), json!(false));
-            d.insert("error".into(), json!(e.code().name()));
+            d.set("ok", Value::from(false));
+            d.set("error", Value::from(e.code().name()));
             if let ZkError::Multi(f) = e {
-                if f.index == 0 && d.contains_key("fenced_by_controller_epoch_zk_version") {
-                    d.insert("controller_moved".into(), json!(true));
-                    return (format!("{op} {path} → BadVersion on /controller_epoch: another controller was elected"), Value::Object(d));
+                if f.index == 0 && d.contains("fenced_by_controller_epoch_zk_version") {
+                    d.set("controller_moved", Value::from(true));
+                    return (format!("{op} {path} → BadVersion on /controller_epoch: another controller was elected"), d.into());
                 }
             }
             e.code().name().to_string()
         }
         Ok(r) => {
-            d.insert("ok".into(), json!(true));
+            d.set("ok", Value::from(true));
             let r = match r {
-                Response::Multi(rs) if d.contains_key("fenced_by_controller_epoch_zk_version") => {
+                Response::Multi(rs) if d.contains("fenced_by_controller_epoch_zk_version") => {
                     rs.last().cloned().unwrap_or(Response::Checked)
                 }
                 other => other.clone(),
             };
             match r {
                 Response::Created { path } => {
-                    d.insert("created".into(), json!(path));
+                    d.set("created", Value::from(path.as_str()));
                     format!("created {path}")
                 }
                 Response::Children { children, .. } => {
                     let shown = summarize_list(&children);
-                    d.insert("children".into(), json!(children));
+                    d.set("children", Value::from(children));
                     shown
                 }
                 Response::Data { data, stat } => {
-                    d.insert("data".into(), json!(String::from_utf8_lossy(&data)));
-                    d.insert("stat".into(), stat_json(&stat));
+                    d.set("data", Value::from(String::from_utf8_lossy(&data)));
+                    d.set("stat", stat_json(&stat));
                     format!("version {}", stat.version)
                 }
                 Response::Exists { stat } => {
-                    d.insert("stat".into(), stat_json(&stat));
+                    d.set("stat", stat_json(&stat));
                     format!("exists, version {}", stat.version)
                 }
                 Response::SetData { stat } => {
-                    d.insert("stat".into(), stat_json(&stat));
+                    d.set("stat", stat_json(&stat));
                     format!("version {}", stat.version)
                 }
                 Response::Deleted => "deleted".into(),
@@ -312,7 +314,7 @@ fn describe_outcome(request: &Request, result: &ZkResult) -> (String, Value) {
             }
         }
     };
-    (format!("{op} {path}{watch} → {outcome}"), Value::Object(d))
+    (format!("{op} {path}{watch} → {outcome}"), d.into())
 }
 
 fn summarize_list(items: &[String]) -> String {

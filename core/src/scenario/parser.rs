@@ -671,7 +671,7 @@ pub fn parse_broker_list(s: &str) -> Result<Vec<BrokerId>, String> {
         .map(|b| b.trim().parse::<BrokerId>().ok().filter(|id| *id >= 0).ok_or_else(|| format!("'{b}' is not a broker id")))
         .collect::<Result<Vec<_>, _>>()?;
     let mut sorted = ids.clone();
-    sorted.sort_unstable();
+    sorted.sort();
     sorted.dedup();
     if sorted.len() != ids.len() {
         return Err(format!("the replica list '{s}' names a broker twice"));

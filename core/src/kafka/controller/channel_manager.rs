@@ -10,7 +10,8 @@ use crate::kafka::partition_map::PartitionMap;
 use crate::kafka::zk_data::{ReplicaAssignment, LEADER_DURING_DELETE};
 use crate::kafka::BrokerId;
 use crate::scenario::TopicPartition;
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use crate::small_map::{SmallMap, SmallSet};
+use std::collections::VecDeque;
 use std::sync::Arc;
 
 /// One broker's queue: the request on the wire, and those waiting.
@@ -25,7 +26,7 @@ pub struct BrokerQueue {
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ControllerChannelManager {
-    pub brokers: BTreeMap<BrokerId, BrokerQueue>,
+    pub brokers: SmallMap<BrokerId, BrokerQueue>,
     next_generation: u64,
 }
 
@@ -85,9 +86,9 @@ impl ControllerChannelManager {
 /// LeaderAndIsr state is boxed so that its broker's list grows by copying
 /// pointers, not the states.
 pub struct RequestBatch {
-    leader_and_isr: BTreeMap<BrokerId, PartitionMap<Box<LeaderAndIsrPartitionState>>>,
-    stop_replica: BTreeMap<BrokerId, PartitionMap<StopReplicaPartitionState>>,
-    update_metadata_brokers: BTreeSet<BrokerId>,
+    leader_and_isr: SmallMap<BrokerId, PartitionMap<Box<LeaderAndIsrPartitionState>>>,
+    stop_replica: SmallMap<BrokerId, PartitionMap<StopReplicaPartitionState>>,
+    update_metadata_brokers: SmallSet<BrokerId>,
     update_metadata_partitions: PartitionMap<()>,
 }
 
@@ -179,10 +180,18 @@ impl RequestBatch {
     pub fn build(&mut self, ctx: &ControllerContext, controller_id: BrokerId) -> Vec<(BrokerId, ControlRequest)> {
         let live = ctx.live_or_shutting_down();
         let mut out = Vec::new();
-        let batch = std::mem::take(self);
-        for (b, parts) in batch.leader_and_isr {
-            if let (true, Some(epoch)) = (live.contains(&b), ctx.broker_epoch(b)) {
-                let leaders: BTreeSet<BrokerId> = parts.values().map(|p| p.leader).filter(|l| live.contains(l)).collect();
+        let mut batch = std::mem::take(self);
+        let partitions: Arc<Vec<Arc<UpdateMetadataPartitionState>>> =
+            Arc::new(batch.update_metadata_partitions.keys().filter_map(|tp| update_metadata_state(ctx, tp)).map(Arc::new).collect());
+        let live_brokers: Arc<Vec<_>> = Arc::new(ctx.live_brokers.values().map(|(info, _)| info.clone()).collect());
+        // Per broker in id order, its LeaderAndIsr, then its UpdateMetadata,
+        // then its StopReplica.
+        let mut brokers: SmallSet<BrokerId> = batch.leader_and_isr.keys().chain(batch.stop_replica.keys()).copied().collect();
+        brokers.extend(batch.update_metadata_brokers.iter().copied());
+        for b in brokers {
+            let (true, Some(epoch)) = (live.contains(&b), ctx.broker_epoch(b)) else { continue };
+            if let Some(parts) = batch.leader_and_isr.remove(&b) {
+                let leaders: SmallSet<BrokerId> = parts.values().map(|p| p.leader).filter(|l| live.contains(l)).collect();
                 out.push((
                     b,
                     ControlRequest::LeaderAndIsr {
@@ -194,12 +203,7 @@ impl RequestBatch {
                     },
                 ));
             }
-        }
-        let partitions: Arc<Vec<Arc<UpdateMetadataPartitionState>>> =
-            Arc::new(batch.update_metadata_partitions.keys().filter_map(|tp| update_metadata_state(ctx, tp)).map(Arc::new).collect());
-        let live_brokers: Arc<Vec<_>> = Arc::new(ctx.live_brokers.values().map(|(info, _)| info.clone()).collect());
-        for b in batch.update_metadata_brokers {
-            if let (true, Some(epoch)) = (live.contains(&b), ctx.broker_epoch(b)) {
+            if batch.update_metadata_brokers.contains(&b) {
                 out.push((
                     b,
                     ControlRequest::UpdateMetadata {
@@ -211,9 +215,7 @@ impl RequestBatch {
                     },
                 ));
             }
-        }
-        for (b, parts) in batch.stop_replica {
-            if let (true, Some(epoch)) = (live.contains(&b), ctx.broker_epoch(b)) {
+            if let Some(parts) = batch.stop_replica.remove(&b) {
                 out.push((
                     b,
                     ControlRequest::StopReplica {
@@ -225,10 +227,6 @@ impl RequestBatch {
                 ));
             }
         }
-        // LeaderAndIsr, then UpdateMetadata, then StopReplica, per broker.
-        out.sort_by_key(|(b, r)| {
-            (*b, matches!(r, ControlRequest::UpdateMetadata { .. }) as u8 + 2 * matches!(r, ControlRequest::StopReplica { .. }) as u8)
-        });
         out
     }
 }
@@ -253,7 +251,7 @@ fn update_metadata_state(ctx: &ControllerContext, tp: &TopicPartition) -> Option
 }
 
 /// Whether `set` holds every id of `ids` (ascending), in one pass over both.
-fn includes_sorted(set: &BTreeSet<BrokerId>, ids: impl Iterator<Item = BrokerId>) -> bool {
+fn includes_sorted(set: &SmallSet<BrokerId>, ids: impl Iterator<Item = BrokerId>) -> bool {
     let mut held = set.iter().copied().peekable();
     for id in ids {
         while held.next_if(|h| *h < id).is_some() {}

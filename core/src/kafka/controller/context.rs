@@ -6,6 +6,7 @@ use crate::kafka::partition_map::PartitionMap;
 use crate::kafka::zk_data::{BrokerInfo, LeaderIsrAndControllerEpoch, ReplicaAssignment};
 use crate::kafka::BrokerId;
 use crate::scenario::TopicPartition;
+use crate::small_map::{SmallMap, SmallSet};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -137,8 +138,8 @@ pub struct ControllerContext {
     pub epoch: i32,
     pub epoch_zk_version: i32,
     /// Live (or shutting-down) brokers with their epochs (czxid).
-    pub live_brokers: BTreeMap<BrokerId, (BrokerInfo, i64)>,
-    pub shutting_down: BTreeSet<BrokerId>,
+    pub live_brokers: SmallMap<BrokerId, (BrokerInfo, i64)>,
+    pub shutting_down: SmallSet<BrokerId>,
     pub all_topics: BTreeSet<String>,
     /// Indexed by partition (a failover reads every replica's).
     pub assignments: PartitionMap<ReplicaAssignment>,
@@ -146,7 +147,7 @@ pub struct ControllerContext {
     pub partitions_being_reassigned: BTreeSet<TopicPartition>,
     pub partition_states: PartitionMap<PartitionState>,
     pub replica_states: ReplicaStates,
-    pub replicas_on_offline_dirs: BTreeMap<BrokerId, BTreeSet<TopicPartition>>,
+    pub replicas_on_offline_dirs: SmallMap<BrokerId, BTreeSet<TopicPartition>>,
     pub topics_to_be_deleted: BTreeSet<String>,
     pub topics_with_deletion_started: BTreeSet<String>,
     pub topics_ineligible_for_deletion: BTreeSet<String>,
@@ -154,12 +155,12 @@ pub struct ControllerContext {
 
 impl ControllerContext {
     /// `liveOrShuttingDownBrokerIds`.
-    pub fn live_or_shutting_down(&self) -> BTreeSet<BrokerId> {
+    pub fn live_or_shutting_down(&self) -> SmallSet<BrokerId> {
         self.live_brokers.keys().copied().collect()
     }
 
     /// `liveBrokerIds` = live or shutting down, minus shutting down.
-    pub fn live_broker_ids(&self) -> BTreeSet<BrokerId> {
+    pub fn live_broker_ids(&self) -> SmallSet<BrokerId> {
         self.live_brokers.keys().copied().filter(|b| !self.shutting_down.contains(b)).collect()
     }
 
@@ -187,7 +188,7 @@ impl ControllerContext {
 
     /// The topic's assignment by partition number, as its znode holds it.
     pub fn topic_assignment(&self, topic: &str) -> BTreeMap<i32, ReplicaAssignment> {
-        self.assignments.topic(topic).map(|(tp, a)| (tp.partition, a.clone())).collect()
+        crate::kafka::ordered_map(self.assignments.topic(topic).map(|(tp, a)| (tp.partition, a.clone())))
     }
 
     /// Replaces the topic's whole assignment.
@@ -211,7 +212,7 @@ impl ControllerContext {
     }
 
     /// `replicasOnBrokers`: every replica hosted on the given brokers.
-    pub fn replicas_on_brokers(&self, brokers: &BTreeSet<BrokerId>) -> Vec<Replica> {
+    pub fn replicas_on_brokers(&self, brokers: &SmallSet<BrokerId>) -> Vec<Replica> {
         let mut out = Vec::new();
         for (tp, a) in self.assignments.iter() {
             for r in &a.replicas {

@@ -9,7 +9,8 @@ use crate::kafka::messages::Errors;
 use crate::kafka::zk_data;
 use crate::kafka::BrokerId;
 use crate::scenario::TopicPartition;
-use serde_json::json;
+use crate::small_map::SmallSet;
+use crate::trace::Detail;
 use std::collections::{BTreeMap, BTreeSet};
 
 const SRC: &str = "TopicDeletionManager";
@@ -53,7 +54,7 @@ impl KafkaController {
             cx,
             "TopicDeletionManager.init",
             format!("topics queued for deletion {marked_list}, ineligible {ineligible_list}"),
-            json!({"queued": marked, "ineligible": ineligible}),
+            Detail::new().with("queued", &marked).with("ineligible", &ineligible),
         );
         Ok(())
     }
@@ -82,7 +83,7 @@ impl KafkaController {
                 cx,
                 "KafkaController.processTopicDeletion",
                 format!("delete.topic.enable=false: removing the markers of {to_delete_list} and deleting nothing"),
-                json!({"topics": to_delete}),
+                Detail::new().with("topics", &to_delete),
             );
             for t in &to_delete {
                 kzk::fenced_delete(cx.zkc, cx.io, &actor, "KafkaZkClient.deleteTopicDeletions", &zk_data::delete_topic_path(t), v)?;
@@ -94,7 +95,12 @@ impl KafkaController {
             return Ok(());
         }
         let new_list = crate::kafka::show(&new);
-        self.step(cx, "KafkaController.processTopicDeletion", format!("topics marked for deletion: {new_list}"), json!({"topics": new}));
+        self.step(
+            cx,
+            "KafkaController.processTopicDeletion",
+            format!("topics marked for deletion: {new_list}"),
+            Detail::new().with("topics", &new),
+        );
         for t in &new {
             if self.ctx.partitions_being_reassigned.iter().any(|tp| &tp.topic == t) {
                 self.ctx.topics_ineligible_for_deletion.insert(t.clone());
@@ -126,7 +132,7 @@ impl KafkaController {
             cx,
             "TopicDeletionManager.failReplicaDeletion",
             format!("deletion of {topics_list} halted: replicas could not be deleted (ineligible until their brokers return)"),
-            json!({"topics": topics}),
+            Detail::new().with("topics", &topics),
         );
         self.resume_deletions(cx)
     }
@@ -167,7 +173,12 @@ impl KafkaController {
         let fresh: Vec<String> = topics.iter().filter(|t| !self.ctx.topics_with_deletion_started.contains(*t)).cloned().collect();
         let partitions: Vec<TopicPartition> = fresh.iter().flat_map(|t| self.ctx.partitions_for_topic(t)).collect();
         let topics_list = crate::kafka::show(topics);
-        self.step(cx, "TopicDeletionManager.onTopicDeletion", format!("deleting topics {topics_list}"), json!({"topics": topics}));
+        self.step(
+            cx,
+            "TopicDeletionManager.onTopicDeletion",
+            format!("deleting topics {topics_list}"),
+            Detail::new().with("topics", &topics),
+        );
         self.partition_state_changes(cx, &partitions, PartitionState::OfflinePartition, None)?;
         self.partition_state_changes(cx, &partitions, PartitionState::NonExistentPartition, None)?;
         self.ctx.topics_with_deletion_started.extend(fresh);
@@ -194,9 +205,9 @@ impl KafkaController {
                 SRC,
                 format!(
                     "replicas on dead brokers {:?}: topics {topics_list} are ineligible for deletion until they return",
-                    dead.iter().map(|(_, b)| *b).collect::<BTreeSet<_>>()
+                    dead.iter().map(|(_, b)| *b).collect::<SmallSet<_>>()
                 ),
-                json!({}),
+                Detail::new(),
             );
             self.ctx.topics_ineligible_for_deletion.extend(topics);
         }
@@ -242,7 +253,7 @@ impl KafkaController {
             cx,
             "TopicDeletionManager.completeDeleteTopic",
             format!("topic {topic} deleted: its znodes are gone"),
-            json!({"topic": topic}),
+            Detail::new().with("topic", &topic),
         );
         Ok(())
     }

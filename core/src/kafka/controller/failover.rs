@@ -11,8 +11,8 @@ use crate::kafka::kafka_zk_client::{self as kzk, EPHEMERAL, PERSISTENT};
 use crate::kafka::zk_data::{self, LeaderIsrAndControllerEpoch};
 use crate::kafka::zookeeper_client::{ChildHandler, NodeHandler};
 use crate::sim::event::{BrokerEvent, Event};
+use crate::trace::Detail;
 use crate::zookeeper::{KeeperError, Request, Response, ZkError};
-use serde_json::json;
 use std::collections::BTreeSet;
 
 const FAILOVER: &str = "KafkaController.onControllerFailover";
@@ -52,7 +52,7 @@ impl KafkaController {
                     cx,
                     "KafkaController.processRegisterBrokerAndReelect",
                     format!("registered again at /brokers/ids/{} with broker epoch {epoch} (the new czxid)", self.broker_id),
-                    json!({"broker_epoch": epoch}),
+                    Detail::new().with("broker_epoch", &epoch),
                 );
             }
             Err(e) => {
@@ -60,7 +60,7 @@ impl KafkaController {
                     cx,
                     "KafkaController.processRegisterBrokerAndReelect",
                     format!("registration failed: {e}"),
-                    json!({"error": e.name()}),
+                    Detail::new().with("error", &e.name()),
                 );
             }
         }
@@ -74,7 +74,7 @@ impl KafkaController {
         if was_active {
             self.on_controller_resignation(cx);
         } else {
-            self.step(cx, "KafkaController.processExpire", "session expired; this broker was not the controller".into(), json!({}));
+            self.step(cx, "KafkaController.processExpire", "session expired; this broker was not the controller".into(), Detail::new());
         }
         Ok(())
     }
@@ -95,7 +95,7 @@ impl KafkaController {
                 show(self.active_controller_id),
                 if was_active && !now_active { "this broker was the controller: resign" } else { "nothing to resign" }
             ),
-            json!({"active_controller_id": self.active_controller_id, "was_active": was_active}),
+            Detail::new().with("active_controller_id", &self.active_controller_id).with("was_active", &was_active),
         );
         if was_active && !now_active {
             self.on_controller_resignation(cx);
@@ -111,7 +111,7 @@ impl KafkaController {
                 cx,
                 "KafkaController.elect",
                 format!("broker {} is already the controller; stop the election", self.active_controller_id),
-                json!({"active_controller_id": self.active_controller_id}),
+                Detail::new().with("active_controller_id", &self.active_controller_id),
             );
             return Ok(());
         }
@@ -127,17 +127,22 @@ impl KafkaController {
                         "broker {} is the controller now, controller epoch {epoch} (/controller_epoch zkVersion {version})",
                         self.broker_id
                     ),
-                    json!({"controller_epoch": epoch, "epoch_zk_version": version}),
+                    Detail::new().with("controller_epoch", &epoch).with("epoch_zk_version", &version),
                 );
                 self.on_controller_failover(cx)
             }
             Err(ControllerError::ControllerMoved) => {
-                self.step(cx, "KafkaController.elect", "lost the election: another broker created /controller first".into(), json!({}));
+                self.step(cx, "KafkaController.elect", "lost the election: another broker created /controller first".into(), Detail::new());
                 self.maybe_resign(cx);
                 Ok(())
             }
             Err(ControllerError::Zk(e)) => {
-                self.step(cx, "KafkaController.elect", format!("election failed ({e}); triggerControllerMove"), json!({"error": e.name()}));
+                self.step(
+                    cx,
+                    "KafkaController.elect",
+                    format!("election failed ({e}); triggerControllerMove"),
+                    Detail::new().with("error", &e.name()),
+                );
                 self.trigger_controller_move(cx);
                 Ok(())
             }
@@ -220,7 +225,7 @@ impl KafkaController {
                 PERSISTENT,
             );
         }
-        self.numbered(cx, FAILOVER, 1, FAILOVER_STEPS, "register the child change handlers for /brokers/ids, /brokers/topics, /admin/delete_topics, /log_dir_event_notification and /isr_change_notification".into(), json!({}));
+        self.numbered(cx, FAILOVER, 1, FAILOVER_STEPS, "register the child change handlers for /brokers/ids, /brokers/topics, /admin/delete_topics, /log_dir_event_notification and /isr_change_notification".into(), Detail::new());
         for (path, h) in [
             (zk_data::BROKER_IDS, ChildHandler::BrokerChange),
             (zk_data::BROKER_TOPICS, ChildHandler::TopicChange),
@@ -236,7 +241,7 @@ impl KafkaController {
             2,
             FAILOVER_STEPS,
             "register and check /admin/preferred_replica_election and /admin/reassign_partitions".into(),
-            json!({}),
+            Detail::new(),
         );
         for (path, h) in [
             (zk_data::PREFERRED_REPLICA_ELECTION, NodeHandler::PreferredReplicaElection),
@@ -245,7 +250,7 @@ impl KafkaController {
             cx.zkc.register_node_handler(path, h);
             let _ = cx.zkc.exists(cx.io, &actor, "KafkaZkClient.registerZNodeChangeHandlerAndCheckExistence", path);
         }
-        self.numbered(cx, FAILOVER, 3, FAILOVER_STEPS, "delete stale log-dir event and ISR change notifications".into(), json!({}));
+        self.numbered(cx, FAILOVER, 3, FAILOVER_STEPS, "delete stale log-dir event and ISR change notifications".into(), Detail::new());
         for (root, src) in [
             (zk_data::LOG_DIR_EVENT_NOTIFICATION, "KafkaZkClient.deleteLogDirEventNotifications"),
             (zk_data::ISR_CHANGE_NOTIFICATION, "KafkaZkClient.deleteIsrChangeNotifications"),
@@ -261,7 +266,7 @@ impl KafkaController {
             4,
             FAILOVER_STEPS,
             "initializeControllerContext: read brokers, topics, assignments and partition states".into(),
-            json!({}),
+            Detail::new(),
         );
         self.initialize_controller_context(cx)?;
         self.numbered(
@@ -270,7 +275,7 @@ impl KafkaController {
             5,
             FAILOVER_STEPS,
             "fetchTopicDeletionsInProgress and initialise the TopicDeletionManager".into(),
-            json!({}),
+            Detail::new(),
         );
         self.init_topic_deletion(cx)?;
         self.numbered(
@@ -279,18 +284,25 @@ impl KafkaController {
             6,
             FAILOVER_STEPS,
             "sendUpdateMetadataRequest to every live broker (the live-broker list, no partitions)".into(),
-            json!({}),
+            Detail::new(),
         );
         let live: Vec<_> = self.ctx.live_or_shutting_down().into_iter().collect();
         self.send_update_metadata(cx, &live, &[]);
-        self.numbered(cx, FAILOVER, 7, FAILOVER_STEPS, "replicaStateMachine.startup, then partitionStateMachine.startup".into(), json!({}));
+        self.numbered(
+            cx,
+            FAILOVER,
+            7,
+            FAILOVER_STEPS,
+            "replicaStateMachine.startup, then partitionStateMachine.startup".into(),
+            Detail::new(),
+        );
         self.replica_state_machine_startup(cx)?;
         self.partition_state_machine_startup(cx)?;
-        self.numbered(cx, FAILOVER, 8, FAILOVER_STEPS, "initializePartitionReassignments".into(), json!({}));
+        self.numbered(cx, FAILOVER, 8, FAILOVER_STEPS, "initializePartitionReassignments".into(), Detail::new());
         self.initialize_partition_reassignments(cx)?;
-        self.numbered(cx, FAILOVER, 9, FAILOVER_STEPS, "topicDeletionManager.tryTopicDeletion".into(), json!({}));
+        self.numbered(cx, FAILOVER, 9, FAILOVER_STEPS, "topicDeletionManager.tryTopicDeletion".into(), Detail::new());
         self.resume_deletions(cx)?;
-        self.numbered(cx, FAILOVER, 10, FAILOVER_STEPS, "fetchPendingPreferredReplicaElections".into(), json!({}));
+        self.numbered(cx, FAILOVER, 10, FAILOVER_STEPS, "fetchPendingPreferredReplicaElections".into(), Detail::new());
         self.fetch_pending_preferred_replica_elections(cx)?;
         let rebalance = self.config.auto_leader_rebalance_enable;
         self.numbered(
@@ -307,7 +319,7 @@ impl KafkaController {
                 },
                 cx.io.cost_ms()
             ),
-            json!({"auto_leader_rebalance": rebalance, "zookeeper_time_ms": cx.io.cost_ms()}),
+            Detail::new().with("auto_leader_rebalance", &rebalance).with("zookeeper_time_ms", &cx.io.cost_ms()),
         );
         if rebalance {
             self.schedule_auto_leader_rebalance(cx, 5_000);
@@ -357,7 +369,7 @@ impl KafkaController {
         for b in live {
             self.channel.add_broker(b);
         }
-        let brokers: Vec<_> = self.ctx.live_brokers.iter().map(|(b, (_, e))| json!({"id": b, "epoch": e})).collect();
+        let brokers: Vec<_> = self.ctx.live_brokers.iter().map(|(b, (_, e))| Detail::new().with("id", &b).with("epoch", &e)).collect();
         self.step(
             cx,
             "KafkaController.initializeControllerContext",
@@ -367,7 +379,7 @@ impl KafkaController {
                 self.ctx.all_topics.len(),
                 partitions.len()
             ),
-            json!({"live_brokers": brokers, "topics": self.ctx.all_topics, "partitions": partitions.len()}),
+            Detail::new().with("live_brokers", &brokers).with("topics", &self.ctx.all_topics).with("partitions", &partitions.len()),
         );
         Ok(())
     }
@@ -413,7 +425,7 @@ impl KafkaController {
             cx,
             "KafkaController.onControllerResignation",
             format!("resigned as controller (was epoch {epoch}): handlers unregistered, scheduler and state machines stopped, channels closed, context reset"),
-            json!({"previous_epoch": epoch}),
+            Detail::new().with("previous_epoch", &epoch),
         );
     }
 

@@ -8,7 +8,9 @@ use super::{CResult, ControllerError, Cx, KafkaController};
 use crate::kafka::kafka_zk_client as kzk;
 use crate::kafka::zk_data;
 use crate::kafka::BrokerId;
-use serde_json::json;
+use crate::small_map::SmallSet;
+use crate::trace::Detail;
+use serde_json::Value;
 use std::collections::BTreeSet;
 
 const CHANGE: &str = "KafkaController.processBrokerChange";
@@ -22,14 +24,21 @@ impl KafkaController {
             return Ok(());
         }
         let actor = self.actor();
-        self.numbered(cx, CHANGE, 1, 9, "read the registered brokers and their epochs from /brokers/ids".into(), json!({}));
+        self.numbered(cx, CHANGE, 1, 9, "read the registered brokers and their epochs from /brokers/ids".into(), Detail::new());
         let cur = kzk::get_all_broker_and_epochs(cx.zkc, cx.io, &actor).map_err(ControllerError::Zk)?;
-        let cur_ids: BTreeSet<BrokerId> = cur.keys().copied().collect();
+        let cur_ids: SmallSet<BrokerId> = cur.keys().copied().collect();
         let known = self.ctx.live_or_shutting_down();
-        self.numbered(cx, CHANGE, 2, 9, format!("the controller's live-or-shutting-down brokers: {:?}", known), json!({"known": known}));
-        let new: BTreeSet<BrokerId> = cur_ids.difference(&known).copied().collect();
-        let dead: BTreeSet<BrokerId> = known.difference(&cur_ids).copied().collect();
-        let bounced: BTreeSet<BrokerId> =
+        self.numbered(
+            cx,
+            CHANGE,
+            2,
+            9,
+            format!("the controller's live-or-shutting-down brokers: {:?}", known),
+            Detail::new().with("known", &known),
+        );
+        let new: SmallSet<BrokerId> = cur_ids.difference(&known).copied().collect();
+        let dead: SmallSet<BrokerId> = known.difference(&cur_ids).copied().collect();
+        let bounced: SmallSet<BrokerId> =
             cur_ids.intersection(&known).copied().filter(|b| cur[b].1 > self.ctx.broker_epoch(*b).unwrap_or(i64::MAX)).collect();
         let mut parts = Vec::new();
         for (name, set) in [("new brokers", &new), ("dead brokers", &dead), ("bounced brokers", &bounced)] {
@@ -44,10 +53,23 @@ impl KafkaController {
             "controller-event",
             CHANGE,
             format!("processBrokerChange: {summary}"),
-            json!({"step": 3, "of": 9, "new": new, "dead": dead, "bounced": bounced, "live": cur_ids,
-                   "epochs": cur.iter().map(|(b, (_, e))| (b.to_string(), json!(e))).collect::<serde_json::Map<_, _>>()}),
+            Detail::new()
+                .with("step", &3)
+                .with("of", &9)
+                .with("new", &new)
+                .with("dead", &dead)
+                .with("bounced", &bounced)
+                .with("live", &cur_ids)
+                .with_value("epochs", cur.iter().map(|(b, (_, e))| (b.to_string(), Value::from(*e))).collect::<serde_json::Map<_, _>>()),
         );
-        self.numbered(cx, CHANGE, 4, 9, format!("add a channel (RequestSendThread) for each new broker {:?}", new), json!({"new": new}));
+        self.numbered(
+            cx,
+            CHANGE,
+            4,
+            9,
+            format!("add a channel (RequestSendThread) for each new broker {:?}", new),
+            Detail::new().with("new", &new),
+        );
         for b in &new {
             self.channel.add_broker(*b);
         }
@@ -57,17 +79,24 @@ impl KafkaController {
             5,
             9,
             format!("remove and re-add the channel of each bounced broker {:?}", bounced),
-            json!({"bounced": bounced}),
+            Detail::new().with("bounced", &bounced),
         );
         for b in &bounced {
             self.channel.remove_broker(*b);
             self.channel.add_broker(*b);
         }
-        self.numbered(cx, CHANGE, 6, 9, format!("remove the channel of each dead broker {:?}", dead), json!({"dead": dead}));
+        self.numbered(cx, CHANGE, 6, 9, format!("remove the channel of each dead broker {:?}", dead), Detail::new().with("dead", &dead));
         for b in &dead {
             self.channel.remove_broker(*b);
         }
-        self.numbered(cx, CHANGE, 7, 9, format!("new brokers {:?}: add them to the context, onBrokerStartup", new), json!({"new": new}));
+        self.numbered(
+            cx,
+            CHANGE,
+            7,
+            9,
+            format!("new brokers {:?}: add them to the context, onBrokerStartup", new),
+            Detail::new().with("new", &new),
+        );
         if !new.is_empty() {
             for b in &new {
                 self.ctx.live_brokers.insert(*b, cur[b].clone());
@@ -80,7 +109,7 @@ impl KafkaController {
             8,
             9,
             format!("bounced brokers {:?}: onBrokerFailure then onBrokerStartup with the new epoch", bounced),
-            json!({"bounced": bounced}),
+            Detail::new().with("bounced", &bounced),
         );
         if !bounced.is_empty() {
             let list: Vec<_> = bounced.iter().copied().collect();
@@ -99,7 +128,7 @@ impl KafkaController {
             9,
             9,
             format!("dead brokers {:?}: remove them from the context, onBrokerFailure", dead),
-            json!({"dead": dead}),
+            Detail::new().with("dead", &dead),
         );
         if !dead.is_empty() {
             let list: Vec<_> = dead.iter().copied().collect();
@@ -113,8 +142,15 @@ impl KafkaController {
 
     /// `onBrokerStartup`, seven steps.
     pub(crate) fn on_broker_startup(&mut self, cx: &mut Cx, new_brokers: &[BrokerId]) -> CResult<()> {
-        let new_set: BTreeSet<BrokerId> = new_brokers.iter().copied().collect();
-        self.numbered(cx, STARTUP, 1, 7, format!("forget offline log dirs recorded for {new_brokers:?}"), json!({"brokers": new_brokers}));
+        let new_set: SmallSet<BrokerId> = new_brokers.iter().copied().collect();
+        self.numbered(
+            cx,
+            STARTUP,
+            1,
+            7,
+            format!("forget offline log dirs recorded for {new_brokers:?}"),
+            Detail::new().with("brokers", &new_brokers),
+        );
         for b in new_brokers {
             self.ctx.replicas_on_offline_dirs.remove(b);
         }
@@ -125,7 +161,7 @@ impl KafkaController {
             2,
             7,
             format!("UpdateMetadata to the existing brokers {existing:?} so they learn of the new ones"),
-            json!({"existing": existing}),
+            Detail::new().with("existing", &existing),
         );
         self.send_update_metadata(cx, &existing, &[]);
         let with_leaders: Vec<_> = self.ctx.leadership.keys().cloned().collect();
@@ -135,7 +171,7 @@ impl KafkaController {
             3,
             7,
             format!("UpdateMetadata with all {} partition states to the new brokers", with_leaders.len()),
-            json!({"partitions": with_leaders.len()}),
+            Detail::new().with("partitions", &with_leaders.len()),
         );
         self.send_update_metadata(cx, new_brokers, &with_leaders);
         let replicas = self.ctx.replicas_on_brokers(&new_set);
@@ -148,11 +184,11 @@ impl KafkaController {
                 "their {} replicas → OnlineReplica (LeaderAndIsr to them), then elect leaders for New and Offline partitions",
                 replicas.len()
             ),
-            json!({"replicas": replicas.len()}),
+            Detail::new().with("replicas", &replicas.len()),
         );
         self.replica_state_changes(cx, &replicas, ReplicaState::OnlineReplica)?;
         self.trigger_online_partition_state_change(cx)?;
-        self.numbered(cx, STARTUP, 5, 7, "resume reassignments whose target replicas include a new broker".into(), json!({}));
+        self.numbered(cx, STARTUP, 5, 7, "resume reassignments whose target replicas include a new broker".into(), Detail::new());
         self.maybe_resume_reassignments(cx, &new_set)?;
         let deleting: BTreeSet<String> = replicas
             .iter()
@@ -166,7 +202,7 @@ impl KafkaController {
             6,
             7,
             format!("resume deletion of queued topics with replicas on them: {deleting_list}"),
-            json!({"topics": deleting}),
+            Detail::new().with("topics", &deleting),
         );
         if !deleting.is_empty() {
             self.resume_deletion_for_topics(cx, &deleting)?;
@@ -177,7 +213,7 @@ impl KafkaController {
             7,
             7,
             format!("register a BrokerModificationsHandler on /brokers/ids/<id> for {new_brokers:?}"),
-            json!({"brokers": new_brokers}),
+            Detail::new().with("brokers", &new_brokers),
         );
         self.register_broker_modifications_handlers(cx, new_brokers);
         Ok(())
@@ -189,13 +225,13 @@ impl KafkaController {
             self.ctx.replicas_on_offline_dirs.remove(b);
             self.ctx.shutting_down.remove(b);
         }
-        let set: BTreeSet<BrokerId> = dead.iter().copied().collect();
+        let set: SmallSet<BrokerId> = dead.iter().copied().collect();
         let replicas = self.ctx.replicas_on_brokers(&set);
         self.step(
             cx,
             "KafkaController.onBrokerFailure",
             format!("brokers {dead:?} failed: their {} replicas go offline", replicas.len()),
-            json!({"brokers": dead, "replicas": replicas.len()}),
+            Detail::new().with("brokers", &dead).with("replicas", &replicas.len()),
         );
         self.on_replicas_become_offline(cx, &replicas)?;
         for b in dead {
@@ -215,7 +251,7 @@ impl KafkaController {
             cx,
             "KafkaController.onReplicasBecomeOffline",
             format!("{} partitions lost their leader → OfflinePartition, then elect new leaders", offline_leader.len()),
-            json!({"partitions_with_offline_leader": offline_leader.iter().map(|tp| tp.to_string()).collect::<Vec<_>>()}),
+            Detail::new().with("partitions_with_offline_leader", &offline_leader.iter().map(|tp| tp.to_string()).collect::<Vec<_>>()),
         );
         self.partition_state_changes(cx, &offline_leader, super::context::PartitionState::OfflinePartition, None)?;
         self.trigger_online_partition_state_change(cx)?;
@@ -238,9 +274,9 @@ impl KafkaController {
         let actor = self.actor();
         const SRC: &str = "KafkaController.processBrokerModification";
         let new = kzk::get_broker(cx.zkc, cx.io, &actor, b).map_err(ControllerError::Zk)?;
-        self.numbered(cx, SRC, 1, 3, format!("read /brokers/ids/{b}"), json!({"broker": b}));
+        self.numbered(cx, SRC, 1, 3, format!("read /brokers/ids/{b}"), Detail::new().with("broker", &b));
         let old = self.ctx.live_brokers.get(&b).map(|(i, _)| i.clone());
-        self.numbered(cx, SRC, 2, 3, format!("the cached registration of broker {b}"), json!({"broker": b}));
+        self.numbered(cx, SRC, 2, 3, format!("the cached registration of broker {b}"), Detail::new().with("broker", &b));
         match (new, old) {
             (Some(new), Some(old)) if new.endpoint() != old.endpoint() => {
                 self.numbered(
@@ -249,7 +285,7 @@ impl KafkaController {
                     3,
                     3,
                     format!("endpoints changed {} → {}: update the context, onBrokerUpdate", old.endpoint(), new.endpoint()),
-                    json!({"old": old.endpoint(), "new": new.endpoint()}),
+                    Detail::new().with("old", &old.endpoint()).with("new", &new.endpoint()),
                 );
                 if let Some(entry) = self.ctx.live_brokers.get_mut(&b) {
                     entry.0 = new;
@@ -259,11 +295,11 @@ impl KafkaController {
                     cx,
                     "KafkaController.onBrokerUpdate",
                     format!("UpdateMetadata to every broker {all:?} with broker {b}'s new endpoints"),
-                    json!({"brokers": all}),
+                    Detail::new().with("brokers", &all),
                 );
                 self.send_update_metadata(cx, &all, &[]);
             }
-            _ => self.numbered(cx, SRC, 3, 3, "endpoints unchanged: nothing to do".into(), json!({})),
+            _ => self.numbered(cx, SRC, 3, 3, "endpoints unchanged: nothing to do".into(), Detail::new()),
         }
         Ok(())
     }

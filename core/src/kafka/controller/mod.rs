@@ -32,10 +32,11 @@ use super::zk_data::BrokerInfo;
 use super::zookeeper_client::{WriteError, ZooKeeperClient};
 use super::BrokerId;
 use crate::sim::event::{BrokerEvent, Event};
+use crate::trace::Detail;
 use channel_manager::{ControllerChannelManager, RequestBatch};
 use context::ControllerContext;
 use event::ControllerEvent;
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::collections::VecDeque;
 
 /// What a controller handler may use: the broker's ZooKeeper client and the
@@ -160,8 +161,17 @@ impl KafkaController {
             &actor,
             "controller-event",
             "ControllerEventManager.ControllerEventThread.doWork",
-            format!("process {} (state {}){}", event.name(), event.state(), if self.is_active() || !event.needs_active() { "" } else { " — this broker is not the active controller: nothing to do" }),
-            json!({"event": event.name(), "controller_state": event.state(), "queued_behind": self.queue.len(), "active": self.is_active()}),
+            format!(
+                "process {} (state {}){}",
+                event.name(),
+                event.state(),
+                if self.is_active() || !event.needs_active() { "" } else { " — this broker is not the active controller: nothing to do" }
+            ),
+            Detail::new()
+                .with("event", &event.name())
+                .with("controller_state", &event.state())
+                .with("queued_behind", &self.queue.len())
+                .with("active", &self.is_active()),
         );
         if let Err(ControllerError::ControllerMoved) = self.process(event, cx) {
             self.step(
@@ -210,7 +220,7 @@ impl KafkaController {
                     "controller-step",
                     "KafkaController.processUpdateMetadataResponseReceived",
                     format!("UpdateMetadata response from broker {broker}: {error:?}"),
-                    json!({"broker": broker, "error": error}),
+                    Detail::new().with("broker", &broker).with("error", &error),
                 );
                 Ok(())
             }
@@ -220,28 +230,22 @@ impl KafkaController {
     }
 
     /// Records one sub-step of the event being processed.
-    pub(crate) fn step(&self, cx: &mut Cx, source: &'static str, summary: String, detail: Value) {
+    pub(crate) fn step(&self, cx: &mut Cx, source: &'static str, summary: String, detail: impl Into<Value>) {
         let actor = self.actor();
         cx.io.record(&actor, "controller-step", source, summary, detail);
     }
 
     /// `step` whose summary and detail are built only if read (see
     /// `Io::record_with`): for the steps that list thousands of partitions.
-    pub(crate) fn step_with(&self, cx: &mut Cx, source: &'static str, build: impl FnOnce() -> (String, Value)) {
+    pub(crate) fn step_with(&self, cx: &mut Cx, source: &'static str, build: impl FnOnce() -> (String, Detail)) {
         let actor = self.actor();
         cx.io.record_with(&actor, "controller-step", source, build);
     }
 
     /// A numbered sub-step, as the seed articles number them ("第3步").
-    pub(crate) fn numbered(&self, cx: &mut Cx, source: &'static str, n: u32, of: u32, what: String, mut detail: Value) {
+    pub(crate) fn numbered(&self, cx: &mut Cx, source: &'static str, n: u32, of: u32, what: String, detail: Detail) {
         let name = source.rsplit('.').next().unwrap_or(source);
-        if let Value::Object(m) = &mut detail {
-            m.insert("step".into(), json!(n));
-            m.insert("of".into(), json!(of));
-        } else {
-            detail = json!({"step": n, "of": of});
-        }
-        self.step(cx, source, format!("{name} step {n}/{of}: {what}"), detail);
+        self.step(cx, source, format!("{name} step {n}/{of}: {what}"), detail.with("step", &n).with("of", &of));
     }
 
     /// `sendRequestsToBrokers`: the batch goes out, per broker in order
@@ -259,7 +263,7 @@ impl KafkaController {
         let actor = self.actor();
         cx.io.record_with(&actor, "control-request", "ControllerChannelManager.RequestSendThread.doWork", || {
             let (summary, detail) = describe_request(&request);
-            (format!("send {summary} to broker {to}"), json!({"to": to, "request": detail}))
+            (format!("send {summary} to broker {to}"), Detail::new().with("to", &to).with_value("request", detail))
         });
         let delay = cx.io.departure_delay_ms();
         cx.io.fx.schedule(
@@ -291,15 +295,16 @@ impl KafkaController {
             ControlResponse::StopReplica { partition_errors, .. } => {
                 // Only deletions of topics whose deletion has started call back.
                 let ControlRequest::StopReplica { partitions, .. } = request else { return };
-                let deleting: std::collections::BTreeMap<_, _> = partitions
-                    .iter()
-                    .filter(|p| p.delete_partition && self.ctx.topics_with_deletion_started.contains(p.topic.as_str()))
-                    .map(|p| {
-                        let tp = crate::scenario::TopicPartition { topic: p.topic.clone(), partition: p.partition };
-                        let e = partition_errors.get(&tp).copied().unwrap_or(Errors::NONE);
-                        (tp, e)
-                    })
-                    .collect();
+                let deleting = crate::kafka::ordered_map(
+                    partitions
+                        .iter()
+                        .filter(|p| p.delete_partition && self.ctx.topics_with_deletion_started.contains(p.topic.as_str()))
+                        .map(|p| {
+                            let tp = crate::scenario::TopicPartition { topic: p.topic.clone(), partition: p.partition };
+                            let e = partition_errors.get(&tp).copied().unwrap_or(Errors::NONE);
+                            (tp, e)
+                        }),
+                );
                 if !deleting.is_empty() {
                     self.put(
                         ControllerEvent::TopicDeletionStopReplicaResponseReceived { replica: from, partition_errors: deleting },
@@ -324,7 +329,7 @@ impl KafkaController {
 }
 
 /// `LeaderAndIsr (3 partitions: t-0 leader 1 epoch 2, ...)`.
-pub fn describe_request(r: &ControlRequest) -> (String, Value) {
+pub fn describe_request(r: &ControlRequest) -> (String, Detail) {
     (request_summary(r), request_detail(r))
 }
 
@@ -361,19 +366,29 @@ pub fn request_summary(r: &ControlRequest) -> String {
 }
 
 /// A control request's trace detail (at most 50 of its partitions).
-fn request_detail(r: &ControlRequest) -> Value {
+fn request_detail(r: &ControlRequest) -> Detail {
     match r {
-        ControlRequest::LeaderAndIsr { controller_epoch, broker_epoch, partitions, .. } => {
-            json!({"type": "LeaderAndIsr", "controller_epoch": controller_epoch, "broker_epoch": broker_epoch, "partitions": partitions.iter().take(50).collect::<Vec<_>>(), "partition_count": partitions.len()})
-        }
-        ControlRequest::UpdateMetadata { controller_epoch, broker_epoch, partitions, live_brokers, .. } => {
-            json!({"type": "UpdateMetadata", "controller_epoch": controller_epoch, "broker_epoch": broker_epoch, "partitions": partitions.iter().take(50).map(|p| &**p).collect::<Vec<_>>(), "partition_count": partitions.len(), "live_brokers": live_brokers.iter().map(|b| b.id).collect::<Vec<_>>()})
-        }
-        ControlRequest::StopReplica { controller_epoch, broker_epoch, partitions, .. } => {
-            json!({"type": "StopReplica", "controller_epoch": controller_epoch, "broker_epoch": broker_epoch, "partitions": partitions.iter().take(50).collect::<Vec<_>>(), "partition_count": partitions.len()})
-        }
+        ControlRequest::LeaderAndIsr { controller_epoch, broker_epoch, partitions, .. } => Detail::new()
+            .with("type", &"LeaderAndIsr")
+            .with("controller_epoch", &controller_epoch)
+            .with("broker_epoch", &broker_epoch)
+            .with("partitions", &partitions.iter().take(50).collect::<Vec<_>>())
+            .with("partition_count", &partitions.len()),
+        ControlRequest::UpdateMetadata { controller_epoch, broker_epoch, partitions, live_brokers, .. } => Detail::new()
+            .with("type", &"UpdateMetadata")
+            .with("controller_epoch", &controller_epoch)
+            .with("broker_epoch", &broker_epoch)
+            .with("partitions", &partitions.iter().take(50).map(|p| &**p).collect::<Vec<_>>())
+            .with("partition_count", &partitions.len())
+            .with("live_brokers", &live_brokers.iter().map(|b| b.id).collect::<Vec<_>>()),
+        ControlRequest::StopReplica { controller_epoch, broker_epoch, partitions, .. } => Detail::new()
+            .with("type", &"StopReplica")
+            .with("controller_epoch", &controller_epoch)
+            .with("broker_epoch", &broker_epoch)
+            .with("partitions", &partitions.iter().take(50).collect::<Vec<_>>())
+            .with("partition_count", &partitions.len()),
         ControlRequest::ControlledShutdown { broker_id, broker_epoch } => {
-            json!({"type": "ControlledShutdown", "broker_id": broker_id, "broker_epoch": broker_epoch})
+            Detail::new().with("type", &"ControlledShutdown").with("broker_id", &broker_id).with("broker_epoch", &broker_epoch)
         }
     }
 }

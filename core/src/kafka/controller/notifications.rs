@@ -11,7 +11,9 @@ use crate::kafka::messages::Errors;
 use crate::kafka::zk_data;
 use crate::kafka::BrokerId;
 use crate::scenario::TopicPartition;
-use serde_json::{json, Value};
+use crate::small_map::SmallSet;
+use crate::trace::Detail;
+use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 
 impl KafkaController {
@@ -46,16 +48,16 @@ impl KafkaController {
             1,
             3,
             format!("{} notifications name partitions {}: re-read their state znodes", children.len(), crate::kafka::show(&list)),
-            json!({"notifications": children}),
+            Detail::new().with("notifications", &children),
         );
         self.update_leader_and_isr_cache(cx, &list)?;
         let live: Vec<BrokerId> = self.ctx.live_or_shutting_down().into_iter().collect();
-        self.numbered(cx, SRC, 2, 3, format!("UpdateMetadata for them to every broker {live:?}"), json!({}));
+        self.numbered(cx, SRC, 2, 3, format!("UpdateMetadata for them to every broker {live:?}"), Detail::new());
         self.send_update_metadata(cx, &live, &list);
         for tp in list.iter().filter(|tp| self.ctx.partitions_being_reassigned.contains(*tp)).cloned().collect::<Vec<_>>() {
             self.maybe_complete_reassignment(cx, &tp)?;
         }
-        self.numbered(cx, SRC, 3, 3, format!("delete the {} processed notifications", children.len()), json!({}));
+        self.numbered(cx, SRC, 3, 3, format!("delete the {} processed notifications", children.len()), Detail::new());
         for c in &children {
             kzk::fenced_delete(
                 cx.zkc,
@@ -83,7 +85,7 @@ impl KafkaController {
             .zkc
             .get_children(cx.io, &actor, "KafkaZkClient.getAllLogDirEventNotifications", zk_data::LOG_DIR_EVENT_NOTIFICATION)
             .map_err(ControllerError::Zk)?;
-        let mut brokers = BTreeSet::new();
+        let mut brokers = SmallSet::new();
         for c in &children {
             if let Ok((data, _)) = cx.zkc.get_data(
                 cx.io,
@@ -106,10 +108,10 @@ impl KafkaController {
                 "brokers {brokers:?} reported a failed log dir: onBrokerLogDirFailure sends LeaderAndIsr for their {} replicas",
                 replicas.len()
             ),
-            json!({"brokers": brokers}),
+            Detail::new().with("brokers", &brokers),
         );
         self.replica_state_changes(cx, &replicas, super::context::ReplicaState::OnlineReplica)?;
-        self.numbered(cx, SRC, 2, 2, format!("delete the {} processed notifications", children.len()), json!({}));
+        self.numbered(cx, SRC, 2, 2, format!("delete the {} processed notifications", children.len()), Detail::new());
         for c in &children {
             kzk::fenced_delete(
                 cx.zkc,
@@ -137,7 +139,12 @@ impl KafkaController {
             return Ok(());
         }
         if error != Errors::NONE {
-            self.step(cx, SRC, format!("LeaderAndIsr response from broker {broker}: {error:?}"), json!({"broker": broker, "error": error}));
+            self.step(
+                cx,
+                SRC,
+                format!("LeaderAndIsr response from broker {broker}: {error:?}"),
+                Detail::new().with("broker", &broker).with("error", &error),
+            );
             return Ok(());
         }
         let storage: BTreeSet<TopicPartition> =
@@ -148,27 +155,25 @@ impl KafkaController {
         let current: BTreeSet<TopicPartition> = if previous.is_empty() {
             storage
         } else {
-            let fine: BTreeSet<&TopicPartition> = partition_errors.iter().filter(|(_, e)| **e == Errors::NONE).map(|(tp, _)| tp).collect();
-            previous.iter().filter(|tp| !fine.contains(tp)).cloned().chain(storage).collect()
+            previous.iter().filter(|tp| partition_errors.get(*tp) != Some(&Errors::NONE)).cloned().chain(storage).collect()
         };
         let newly: Vec<TopicPartition> = current.difference(&previous).cloned().collect();
         self.ctx.replicas_on_offline_dirs.insert(broker, current);
         // Thousands of partitions answered with an error after a failover
         // (their leader epoch was not newer): listed only if read.
         self.step_with(cx, SRC, || {
-            let errors: BTreeMap<String, Errors> =
-                partition_errors.iter().filter(|(_, e)| **e != Errors::NONE).map(|(tp, e)| (tp.to_string(), *e)).collect();
+            let errors = crate::kafka::errors_by_name(&partition_errors);
             (
                 if newly.is_empty() {
                     format!(
                         "LeaderAndIsr response from broker {broker}: {} partitions, errors {}",
                         partition_errors.len(),
-                        crate::kafka::show(errors.iter().map(|(t, e)| format!("{t}: {e:?}")))
+                        crate::kafka::show_errors(&errors)
                     )
                 } else {
                     format!("broker {broker} answered KAFKA_STORAGE_ERROR for {}: those replicas are offline", crate::kafka::show(&newly))
                 },
-                json!({"broker": broker, "errors": errors}),
+                Detail::new().with("broker", &broker).with("errors", &errors),
             )
         });
         if !newly.is_empty() {
@@ -194,7 +199,7 @@ impl KafkaController {
             cx,
             "KafkaController.processTopicUncleanLeaderElectionEnable",
             format!("{topic}: unclean leader election enabled; retry {} offline partitions", offline.len()),
-            json!({}),
+            Detail::new(),
         );
         self.partition_state_changes(cx, &offline, PartitionState::OnlinePartition, Some(Strategy::Offline { allow_unclean: false }))
     }

@@ -10,9 +10,10 @@ use crate::kafka::zk_data::{self, LeaderIsrAndControllerEpoch};
 use crate::kafka::zookeeper_client::WriteError;
 use crate::kafka::BrokerId;
 use crate::scenario::TopicPartition;
+use crate::small_map::SmallMap;
+use crate::trace::Detail;
 use crate::zookeeper::KeeperError;
-use serde_json::{json, Value};
-use std::collections::BTreeMap;
+use serde_json::Value;
 
 const SRC: &str = "PartitionStateMachine.handleStateChanges";
 /// Above this many partitions in one change, per-partition steps are summarised.
@@ -30,11 +31,16 @@ impl KafkaController {
             };
             self.ctx.partition_states.insert(tp, state);
         }
-        let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+        let mut counts: SmallMap<&str, usize> = SmallMap::new();
         for s in self.ctx.partition_states.values() {
             *counts.entry(s.name()).or_default() += 1;
         }
-        self.step(cx, "PartitionStateMachine.startup", format!("initial partition states: {counts:?}"), json!({"counts": counts}));
+        self.step(
+            cx,
+            "PartitionStateMachine.startup",
+            format!("initial partition states: {counts:?}"),
+            Detail::new().with("counts", &counts),
+        );
         self.trigger_online_partition_state_change(cx)
     }
 
@@ -72,7 +78,7 @@ impl KafkaController {
                     cx,
                     SRC,
                     format!("{tp}: invalid transition {} → {}; skipped", cur.name(), target.name()),
-                    json!({"partition": tp.to_string(), "from": cur.name(), "to": target.name()}),
+                    Detail::new().with("partition", &tp.to_string()).with("from", &cur.name()).with("to", &target.name()),
                 );
             }
         }
@@ -115,7 +121,7 @@ impl KafkaController {
                 cx,
                 SRC,
                 format!("{tp}: {} → {}{leader}", from.name(), to.name()),
-                json!({"partition": tp.to_string(), "from": from.name(), "to": to.name()}),
+                Detail::new().with("partition", &tp.to_string()).with("from", &from.name()).with("to", &to.name()),
             );
         }
     }
@@ -141,7 +147,7 @@ impl KafkaController {
                     cx,
                     "PartitionStateMachine.initializeLeaderAndIsrForPartitions",
                     format!("{tp}: no live replica among {:?}; stays NewPartition", assignment.replicas),
-                    json!({"partition": tp.to_string()}),
+                    Detail::new().with("partition", &tp.to_string()),
                 );
                 continue;
             };
@@ -158,7 +164,7 @@ impl KafkaController {
                         cx,
                         "PartitionStateMachine.initializeLeaderAndIsrForPartitions",
                         format!("{tp}: creating the state znode failed ({e}); stays NewPartition"),
-                        json!({"partition": tp.to_string(), "error": e.name()}),
+                        Detail::new().with("partition", &tp.to_string()).with("error", &e.name()),
                     );
                 }
             }
@@ -203,7 +209,7 @@ impl KafkaController {
         cx.io.begin_pipeline();
         for tp in partitions {
             let Some(cur) = states.get(tp) else {
-                self.step(cx, ELECT, format!("{tp}: no state znode; election failed"), json!({"partition": tp.to_string()}));
+                self.step(cx, ELECT, format!("{tp}: no state znode; election failed"), Detail::new().with("partition", &tp.to_string()));
                 continue;
             };
             if cur.controller_epoch > self.ctx.epoch && !cx.zkc.fencing_disabled {
@@ -211,7 +217,7 @@ impl KafkaController {
                     cx,
                     ELECT,
                     format!("{tp}: the state was written by a newer controller (epoch {}); aborting", cur.controller_epoch),
-                    json!({"partition": tp.to_string()}),
+                    Detail::new().with("partition", &tp.to_string()),
                 );
                 continue;
             }
@@ -225,7 +231,7 @@ impl KafkaController {
                         cur.isr,
                         strategy.name()
                     ),
-                    json!({"partition": tp.to_string(), "strategy": strategy.name(), "isr": cur.isr}),
+                    Detail::new().with("partition", &tp.to_string()).with("strategy", &strategy.name()).with("isr", &cur.isr),
                 );
                 continue;
             };
@@ -252,9 +258,20 @@ impl KafkaController {
                                 stored.leader_epoch,
                                 stored.isr,
                                 version,
-                                if unclean { " — UNCLEAN: the new leader was not in the ISR; acknowledged records may be lost" } else { "" }
+                                if unclean {
+                                    " — UNCLEAN: the new leader was not in the ISR; acknowledged records may be lost"
+                                } else {
+                                    ""
+                                }
                             ),
-                            json!({"partition": tp.to_string(), "strategy": strategy.name(), "leader": stored.leader, "leader_epoch": stored.leader_epoch, "isr": stored.isr, "zk_version": version, "unclean": unclean}),
+                            Detail::new()
+                                .with("partition", &tp.to_string())
+                                .with("strategy", &strategy.name())
+                                .with("leader", &stored.leader)
+                                .with("leader_epoch", &stored.leader_epoch)
+                                .with("isr", &stored.isr)
+                                .with("zk_version", &version)
+                                .with("unclean", &unclean),
                         );
                     }
                     self.ctx.leadership.insert(tp.clone(), stored);
@@ -268,7 +285,7 @@ impl KafkaController {
                     cx,
                     ELECT,
                     format!("{tp}: writing the new leader failed ({e})"),
-                    json!({"partition": tp.to_string(), "error": e.name()}),
+                    Detail::new().with("partition", &tp.to_string()).with("error", &e.name()),
                 ),
             }
         }
@@ -278,7 +295,7 @@ impl KafkaController {
                 cx,
                 ELECT,
                 format!("{} of {} partitions elected with {}", elected.len(), partitions.len(), strategy.name()),
-                json!({"elected": elected.len(), "partitions": partitions.len(), "strategy": strategy.name()}),
+                Detail::new().with("elected", &elected.len()).with("partitions", &partitions.len()).with("strategy", &strategy.name()),
             );
         }
         Ok((elected, retry))

@@ -11,8 +11,10 @@ use crate::kafka::zk_data;
 use crate::kafka::zookeeper_client::NodeHandler;
 use crate::kafka::BrokerId;
 use crate::scenario::TopicPartition;
-use serde_json::json;
-use std::collections::{BTreeMap, BTreeSet};
+use crate::small_map::SmallMap;
+use crate::trace::Detail;
+use serde_json::Value;
+use std::collections::BTreeSet;
 
 impl KafkaController {
     /// `processReplicaLeaderElection` for the ZooKeeper trigger.
@@ -47,7 +49,7 @@ impl KafkaController {
             cx,
             "KafkaController.processReplicaLeaderElection",
             format!("preferred election: {} to elect, {} already led by their preferred replica (ELECTION_NOT_NEEDED), {} unknown, {} being deleted", needed.len(), not_needed.len(), unknown.len(), deleting.len()),
-            json!({"elect": needed.iter().map(|t| t.to_string()).collect::<Vec<_>>(), "not_needed": not_needed.len(), "unknown": unknown.len()}),
+            Detail::new().with("elect", &needed.iter().map(|t| t.to_string()).collect::<Vec<_>>()).with("not_needed", &not_needed.len()).with("unknown", &unknown.len()),
         );
         self.on_replica_election(cx, needed, Strategy::Preferred, trigger)
     }
@@ -93,7 +95,7 @@ impl KafkaController {
         if !self.is_active() {
             return Ok(());
         }
-        let mut by_preferred: BTreeMap<BrokerId, Vec<TopicPartition>> = BTreeMap::new();
+        let mut by_preferred: SmallMap<BrokerId, Vec<TopicPartition>> = SmallMap::new();
         for tp in self.ctx.all_partitions() {
             if self.ctx.is_topic_queued_for_deletion(&tp.topic) {
                 continue;
@@ -109,7 +111,7 @@ impl KafkaController {
             let imbalanced: Vec<&TopicPartition> =
                 tps.iter().filter(|tp| self.ctx.leadership.get(tp).map(|l| l.leader != *b).unwrap_or(false)).collect();
             let ratio = imbalanced.len() as f64 / tps.len() as f64;
-            ratios.insert(b.to_string(), json!(ratio));
+            ratios.insert(b.to_string(), Value::from(ratio));
             if ratio > threshold && self.ctx.partitions_being_reassigned.is_empty() {
                 for tp in imbalanced {
                     let can_lead = self.ctx.is_replica_online(*b, tp, false)
@@ -127,7 +129,10 @@ impl KafkaController {
                 "imbalance ratios per preferred broker {ratios:?} (threshold {threshold}); electing preferred leaders for {} partitions",
                 to_elect.len()
             ),
-            json!({"ratios": ratios, "threshold": threshold, "elect": to_elect.iter().map(|t| t.to_string()).collect::<Vec<_>>()}),
+            Detail::new()
+                .with("ratios", &ratios)
+                .with("threshold", &threshold)
+                .with("elect", &to_elect.iter().map(|t| t.to_string()).collect::<Vec<_>>()),
         );
         if !to_elect.is_empty() {
             self.on_replica_election(cx, to_elect, Strategy::Preferred, ElectionTrigger::AutoTriggered)?;

@@ -10,9 +10,10 @@ use crate::kafka::zk_data::{self, LeaderIsrAndControllerEpoch, ReplicaAssignment
 use crate::kafka::zookeeper_client::{NodeHandler, WriteError};
 use crate::kafka::BrokerId;
 use crate::scenario::TopicPartition;
+use crate::small_map::SmallSet;
+use crate::trace::Detail;
 use crate::zookeeper::{KeeperError, Request};
-use serde_json::json;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 const SRC: &str = "KafkaController.onPartitionReassignment";
 
@@ -41,7 +42,7 @@ impl KafkaController {
             cx,
             "KafkaController.processZkPartitionReassignment",
             format!("reassignments requested: {}", moves.iter().map(|(tp, r)| format!("{tp} → {r:?}")).collect::<Vec<_>>().join(", ")),
-            json!({}),
+            Detail::new(),
         );
         let mut finished = Vec::new();
         for (tp, target) in moves {
@@ -58,7 +59,7 @@ impl KafkaController {
                         cx,
                         "KafkaController.processZkPartitionReassignment",
                         format!("{tp}: unknown partition or topic being deleted (UNKNOWN_TOPIC_OR_PARTITION)"),
-                        json!({}),
+                        Detail::new(),
                     );
                     finished.push(tp);
                 }
@@ -79,7 +80,7 @@ impl KafkaController {
     }
 
     /// `maybeResumeReassignments`: reassignments whose targets include a new broker.
-    pub(crate) fn maybe_resume_reassignments(&mut self, cx: &mut Cx, new_brokers: &BTreeSet<BrokerId>) -> CResult<()> {
+    pub(crate) fn maybe_resume_reassignments(&mut self, cx: &mut Cx, new_brokers: &SmallSet<BrokerId>) -> CResult<()> {
         let pending: Vec<TopicPartition> = self.ctx.partitions_being_reassigned.iter().cloned().collect();
         for tp in pending {
             if let Some(a) = self.ctx.assignment(&tp).cloned() {
@@ -126,7 +127,7 @@ impl KafkaController {
         self.ctx.topics_ineligible_for_deletion.insert(tp.topic.to_string());
         self.update_current_reassignment(cx, tp, &r)?;
         if !self.is_reassignment_complete(cx, tp, &r)? {
-            self.step(cx, SRC, format!("{tp}: A1 bump the leader epoch and send LeaderAndIsr to {:?} (adding {:?}, removing {:?}); A2 adding replicas → NewReplica", r.replicas, r.adding, r.removing), json!({"partition": tp.to_string(), "replicas": r.replicas, "adding": r.adding, "removing": r.removing}));
+            self.step(cx, SRC, format!("{tp}: A1 bump the leader epoch and send LeaderAndIsr to {:?} (adding {:?}, removing {:?}); A2 adding replicas → NewReplica", r.replicas, r.adding, r.removing), Detail::new().with("partition", &tp.to_string()).with("replicas", &r.replicas).with("adding", &r.adding).with("removing", &r.removing));
             self.update_leader_epoch_and_send_request(cx, tp, &r)?;
             let adding: Vec<_> = r.adding.iter().map(|b| (tp.clone(), *b)).collect();
             self.replica_state_changes(cx, &adding, ReplicaState::NewReplica)?;
@@ -137,7 +138,7 @@ impl KafkaController {
             cx,
             SRC,
             format!("{tp}: every target replica {target:?} is in the ISR — complete the reassignment (B1-B8)"),
-            json!({"partition": tp.to_string(), "target": target}),
+            Detail::new().with("partition", &tp.to_string()).with("target", &target),
         );
         let adding: Vec<_> = r.adding.iter().map(|b| (tp.clone(), *b)).collect();
         self.replica_state_changes(cx, &adding, ReplicaState::OnlineReplica)?;

@@ -11,8 +11,9 @@ use crate::kafka::zk_data::{LeaderIsrAndControllerEpoch, NO_ASSIGNMENT, NO_LEADE
 use crate::kafka::zookeeper_client::WriteError;
 use crate::kafka::BrokerId;
 use crate::scenario::TopicPartition;
+use crate::small_map::SmallMap;
+use crate::trace::Detail;
 use crate::zookeeper::KeeperError;
-use serde_json::json;
 use std::collections::BTreeMap;
 
 const SRC: &str = "ReplicaStateMachine.handleStateChanges";
@@ -39,7 +40,7 @@ impl KafkaController {
             cx,
             "ReplicaStateMachine.startup",
             format!("{} replicas online, {} offline", online.len(), offline.len()),
-            json!({"online": online.len(), "offline": offline.len()}),
+            Detail::new().with("online", &online.len()).with("offline", &offline.len()),
         );
         self.replica_state_changes(cx, &online, ReplicaState::OnlineReplica)?;
         self.replica_state_changes(cx, &offline, ReplicaState::OfflineReplica)
@@ -51,7 +52,7 @@ impl KafkaController {
             return Ok(());
         }
         self.batch.clear();
-        let mut by_broker: BTreeMap<BrokerId, Vec<TopicPartition>> = BTreeMap::new();
+        let mut by_broker: SmallMap<BrokerId, Vec<TopicPartition>> = SmallMap::new();
         for (tp, b) in replicas {
             by_broker.entry(*b).or_default().push(tp.clone());
         }
@@ -88,7 +89,11 @@ impl KafkaController {
                     cx,
                     SRC,
                     format!("replica {b} of {tp}: invalid transition {} → {}; skipped", cur.name(), target.name()),
-                    json!({"partition": tp.to_string(), "replica": b, "from": cur.name(), "to": target.name()}),
+                    Detail::new()
+                        .with("partition", &tp.to_string())
+                        .with("replica", &b)
+                        .with("from", &cur.name())
+                        .with("to", &target.name()),
                 );
             }
         }
@@ -99,7 +104,7 @@ impl KafkaController {
                 for tp in &valid {
                     if let Some(l) = self.ctx.leadership.get(tp) {
                         if l.leader == b {
-                            self.step(cx, SRC, format!("replica {b} of {tp} cannot become NewReplica: it is the leader"), json!({}));
+                            self.step(cx, SRC, format!("replica {b} of {tp} cannot become NewReplica: it is the leader"), Detail::new());
                             continue;
                         }
                         let a = self.ctx.assignment(tp).unwrap_or(&NO_ASSIGNMENT);
@@ -179,7 +184,7 @@ impl KafkaController {
                 cx,
                 SRC,
                 format!("replica {b} of {tp}: {} → {}", from.name(), to.name()),
-                json!({"partition": tp.to_string(), "replica": b, "from": from.name(), "to": to.name()}),
+                Detail::new().with("partition", &tp.to_string()).with("replica", &b).with("from", &from.name()).with("to", &to.name()),
             );
         }
     }
@@ -238,8 +243,20 @@ impl KafkaController {
                             self.step(
                                 cx,
                                 REMOVE,
-                                format!("{tp}: remove replica {replica} from the ISR → leader {}, ISR {:?}, leader epoch {}, zkVersion {v}{}", stored.leader, stored.isr, stored.leader_epoch, if cur.isr.len() == 1 { " (the last ISR member stays in the ISR)" } else { "" }),
-                                json!({"partition": tp.to_string(), "replica": replica, "leader": stored.leader, "isr": stored.isr, "leader_epoch": stored.leader_epoch, "zk_version": v}),
+                                format!(
+                                    "{tp}: remove replica {replica} from the ISR → leader {}, ISR {:?}, leader epoch {}, zkVersion {v}{}",
+                                    stored.leader,
+                                    stored.isr,
+                                    stored.leader_epoch,
+                                    if cur.isr.len() == 1 { " (the last ISR member stays in the ISR)" } else { "" }
+                                ),
+                                Detail::new()
+                                    .with("partition", &tp.to_string())
+                                    .with("replica", &replica)
+                                    .with("leader", &stored.leader)
+                                    .with("isr", &stored.isr)
+                                    .with("leader_epoch", &stored.leader_epoch)
+                                    .with("zk_version", &v),
                             );
                         }
                         self.ctx.leadership.insert(tp.clone(), stored.clone());

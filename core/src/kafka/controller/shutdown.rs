@@ -9,7 +9,7 @@ use crate::kafka::messages::{ControlResponse, Errors};
 use crate::kafka::BrokerId;
 use crate::scenario::TopicPartition;
 use crate::sim::event::{BrokerEvent, Event, ANY_INCARNATION};
-use serde_json::json;
+use crate::trace::Detail;
 
 impl KafkaController {
     pub(super) fn process_controlled_shutdown(&mut self, cx: &mut Cx, broker: BrokerId, broker_epoch: i64) -> CResult<()> {
@@ -33,19 +33,24 @@ impl KafkaController {
                 cx,
                 SRC,
                 format!("broker {broker} asked for a controlled shutdown, but this broker is not the controller (NOT_CONTROLLER)"),
-                json!({}),
+                Detail::new(),
             );
             reply(self, cx, Errors::NOT_CONTROLLER, Vec::new());
             return Ok(());
         }
         if let Some(cached) = self.ctx.broker_epoch(broker) {
             if broker_epoch != -1 && broker_epoch < cached {
-                self.step(cx, SRC, format!("broker {broker}'s epoch {broker_epoch} is older than {cached}: STALE_BROKER_EPOCH"), json!({}));
+                self.step(
+                    cx,
+                    SRC,
+                    format!("broker {broker}'s epoch {broker_epoch} is older than {cached}: STALE_BROKER_EPOCH"),
+                    Detail::new(),
+                );
                 reply(self, cx, Errors::STALE_BROKER_EPOCH, Vec::new());
                 return Ok(());
             }
         } else {
-            self.step(cx, SRC, format!("broker {broker} is not live: BROKER_NOT_AVAILABLE"), json!({}));
+            self.step(cx, SRC, format!("broker {broker} is not live: BROKER_NOT_AVAILABLE"), Detail::new());
             reply(self, cx, Errors::BROKER_NOT_AVAILABLE, Vec::new());
             return Ok(());
         }
@@ -68,7 +73,7 @@ impl KafkaController {
             cx,
             SRC,
             format!("broker {broker} is shutting down: move leadership of {} partitions away (ControlledShutdownPartitionLeaderElectionStrategy), take {} follower replicas offline", led.len(), followed.len()),
-            json!({"broker": broker, "leading": led.iter().map(|t| t.to_string()).collect::<Vec<_>>(), "following": followed.iter().map(|t| t.to_string()).collect::<Vec<_>>()}),
+            Detail::new().with("broker", &broker).with("leading", &led.iter().map(|t| t.to_string()).collect::<Vec<_>>()).with("following", &followed.iter().map(|t| t.to_string()).collect::<Vec<_>>()),
         );
         self.partition_state_changes(cx, &led, PartitionState::OnlinePartition, Some(Strategy::ControlledShutdown))?;
         self.batch.clear();
@@ -83,7 +88,7 @@ impl KafkaController {
             cx,
             SRC,
             format!("reply to broker {broker}: {} partitions still led by it", remaining.len()),
-            json!({"remaining": remaining.iter().map(|t| t.to_string()).collect::<Vec<_>>()}),
+            Detail::new().with("remaining", &remaining.iter().map(|t| t.to_string()).collect::<Vec<_>>()),
         );
         reply(self, cx, Errors::NONE, remaining);
         Ok(())

@@ -8,7 +8,7 @@ use crate::kafka::kafka_zk_client as kzk;
 use crate::kafka::zk_data;
 use crate::kafka::zookeeper_client::NodeHandler;
 use crate::scenario::TopicPartition;
-use serde_json::json;
+use crate::trace::Detail;
 use std::collections::BTreeSet;
 
 impl KafkaController {
@@ -42,7 +42,7 @@ impl KafkaController {
             cx,
             "KafkaController.processTopicChange",
             format!("new topics {new_list}, deleted topics {gone_list}: {} new partitions", partitions.len()),
-            json!({"new": new, "deleted": gone, "partitions": partitions.len()}),
+            Detail::new().with("new", &new).with("deleted", &gone).with("partitions", &partitions.len()),
         );
         if !partitions.is_empty() {
             self.on_new_partition_creation(cx, &partitions)?;
@@ -58,7 +58,7 @@ impl KafkaController {
             cx,
             "KafkaController.onNewPartitionCreation",
             format!("{} new partitions: → NewPartition, replicas → NewReplica, → OnlinePartition (first live replica leads), replicas → OnlineReplica", partitions.len()),
-            json!({"partitions": partitions.iter().take(50).map(|tp| tp.to_string()).collect::<Vec<_>>()}),
+            Detail::new().with("partitions", &partitions.iter().take(50).map(|tp| tp.to_string()).collect::<Vec<_>>()),
         );
         self.partition_state_changes(cx, partitions, PartitionState::NewPartition, None)?;
         self.replica_state_changes(cx, &replicas, ReplicaState::NewReplica)?;
@@ -85,7 +85,7 @@ impl KafkaController {
                 cx,
                 "KafkaController.processPartitionModifications",
                 format!("{topic} is being deleted: the added partitions are ignored"),
-                json!({}),
+                Detail::new(),
             );
             return Ok(());
         }
@@ -98,7 +98,7 @@ impl KafkaController {
             cx,
             "KafkaController.processPartitionModifications",
             format!("{topic}: new partitions {:?}", added.iter().map(|tp| tp.partition).collect::<Vec<_>>()),
-            json!({}),
+            Detail::new(),
         );
         self.on_new_partition_creation(cx, &added)
     }

@@ -18,6 +18,8 @@ use crate::kafka::io::Io;
 use crate::kafka::log_config::{self as lc, FOLLOWER_THROTTLED_REPLICAS, LEADER_THROTTLED_REPLICAS};
 use crate::kafka::sanitizer::sanitize_entity;
 use crate::scenario::TopicPartition;
+use crate::small_map::SmallMap;
+use crate::trace::Detail;
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
@@ -72,8 +74,8 @@ pub struct ConfigHandlers {
     /// The client quota managers' overrides: entity → quota key → bound.
     pub quotas: BTreeMap<QuotaEntity, BTreeMap<String, String>>,
     /// `quotas.leader` / `quotas.follower`: topic → throttled partitions.
-    pub leader_throttled: BTreeMap<String, Throttled>,
-    pub follower_throttled: BTreeMap<String, Throttled>,
+    pub leader_throttled: SmallMap<String, Throttled>,
+    pub follower_throttled: SmallMap<String, Throttled>,
     /// Replication throttle rates in bytes/s (`Long.MaxValue`: none).
     pub leader_rate: i64,
     pub follower_rate: i64,
@@ -91,8 +93,8 @@ impl Default for ConfigHandlers {
         ConfigHandlers {
             topic_overrides: BTreeMap::new(),
             quotas: BTreeMap::new(),
-            leader_throttled: BTreeMap::new(),
-            follower_throttled: BTreeMap::new(),
+            leader_throttled: SmallMap::new(),
+            follower_throttled: SmallMap::new(),
             leader_rate: i64::MAX,
             follower_rate: i64::MAX,
             alter_log_dirs_rate: i64::MAX,
@@ -219,13 +221,14 @@ impl Broker {
                 "config-change",
                 SRC,
                 format!("{topic}: no log of it on this broker; overrides {} not applied here", show_props(props)),
-                json!({"topic": topic, "config": props, "logs": []}),
+                Detail::new().with("topic", &topic).with("config", &props).with_value("logs", Vec::<Value>::new()),
             );
         } else {
             let defaults = self.log_defaults();
             let effective = lc::from_props(&defaults, &applied).map_err(|e| format!("{e} (ConfigException)"))?;
             self.dynamic_config.handlers.topic_overrides.insert(topic.to_string(), applied.clone());
-            let differ: BTreeMap<&String, &String> = effective.iter().filter(|(k, v)| defaults.get(*k) != Some(*v)).collect();
+            let differ: serde_json::Map<String, Value> =
+                effective.iter().filter(|(k, v)| defaults.get(*k) != Some(*v)).map(|(k, v)| (k.clone(), Value::from(v.as_str()))).collect();
             io.record(
                 &actor,
                 "config-change",
@@ -235,7 +238,11 @@ impl Broker {
                     crate::kafka::show(&logs),
                     show_props(&applied)
                 ),
-                json!({"topic": topic, "config": applied, "logs": logs.iter().map(|t| t.to_string()).collect::<Vec<_>>(), "differs_from_default": differ}),
+                Detail::new()
+                    .with("topic", &topic)
+                    .with("config", &applied)
+                    .with("logs", &logs.iter().map(|t| t.to_string()).collect::<Vec<_>>())
+                    .with_value("differs_from_default", differ),
             );
             self.maybe_warn_retention(io, topic, props, &effective);
         }
@@ -259,7 +266,7 @@ impl Broker {
                 "config-change",
                 "TopicConfigHandler.excludedConfigs",
                 format!("WARN Log configuration message.format.version is ignored for `{topic}` because `{v}` is not compatible with Kafka inter-broker protocol version `{ibp}`"),
-                json!({"topic": topic, "message.format.version": v, "inter.broker.protocol.version": ibp.to_string()}),
+                Detail::new().with("topic", &topic).with("message.format.version", &v).with("inter.broker.protocol.version", &ibp.to_string()),
             );
             return Ok(true);
         }
@@ -279,7 +286,7 @@ impl Broker {
                 "config-change",
                 "TopicConfigHandler.processConfigChanges",
                 format!("WARN retention.ms for topic {topic} is set to {retention}. It is smaller than message.timestamp.difference.max.ms's value {diff}. This may result in frequent log rolling."),
-                json!({"topic": topic, "retention.ms": retention, "message.timestamp.difference.max.ms": diff}),
+                Detail::new().with("topic", &topic).with("retention.ms", &retention).with("message.timestamp.difference.max.ms", &diff),
             );
         }
     }
@@ -308,7 +315,7 @@ impl Broker {
                     Some(t) => format!("{prop}: {side} throttle on broker {} for {topic}, partitions {}", self.id, t.to_json()),
                     None => format!("{prop}: {side} throttle for {topic} removed on broker {}", self.id),
                 },
-                json!({"topic": topic, "side": side, "partitions": throttled.as_ref().map(Throttled::to_json)}),
+                Detail::new().with("topic", &topic).with("side", &side).with("partitions", &throttled.as_ref().map(Throttled::to_json)),
             );
         }
         Ok(())
@@ -327,7 +334,7 @@ impl Broker {
             "config-change",
             "KafkaController.enableTopicUncleanLeaderElection",
             format!("{topic}: unclean.leader.election.enable=true and this broker is the controller: put TopicUncleanLeaderElectionEnable on its event queue"),
-            json!({"topic": topic}),
+            Detail::new().with("topic", &topic),
         );
         self.controller.put(ControllerEvent::TopicUncleanLeaderElectionEnable(topic.to_string()), io, self.incarnation);
     }
@@ -373,7 +380,7 @@ impl Broker {
                 "quota overrides of {entity}: {}",
                 if set.is_empty() { "none (the next level of precedence applies)".into() } else { show_props(&set) }
             ),
-            json!({"entity": entity.to_string(), "quotas": set}),
+            Detail::new().with("entity", &entity.to_string()).with("quotas", &set),
         );
         Ok(())
     }
@@ -392,7 +399,7 @@ impl Broker {
                 "config-change",
                 "DynamicBrokerConfig.removeInvalidConfigs",
                 format!("ERROR dynamic broker configs {} of brokers/{name} are invalid and were ignored", crate::kafka::show(&invalid)),
-                json!({"entity": name, "ignored": invalid}),
+                Detail::new().with("entity", &name).with("ignored", &invalid),
             );
         }
         if name == DEFAULT_ENTITY {
@@ -402,7 +409,7 @@ impl Broker {
                 "config-change",
                 SRC,
                 format!("dynamic broker defaults (<default>) are now {}", show_props(&valid)),
-                json!({"entity": name, "config": valid}),
+                Detail::new().with("entity", &name).with("config", &valid),
             );
             return Ok(());
         }
@@ -413,7 +420,7 @@ impl Broker {
                 "config-change",
                 SRC,
                 format!("brokers/{name} is another broker's: nothing to do here"),
-                json!({"entity": name}),
+                Detail::new().with("entity", &name),
             );
             return Ok(());
         }
@@ -440,7 +447,12 @@ impl Broker {
                 show_rate(follower),
                 show_rate(dirs)
             ),
-            json!({"entity": name, "config": valid, "leader_rate": leader, "follower_rate": follower, "alter_log_dirs_rate": dirs}),
+            Detail::new()
+                .with("entity", &name)
+                .with("config", &valid)
+                .with("leader_rate", &leader)
+                .with("follower_rate", &follower)
+                .with("alter_log_dirs_rate", &dirs),
         );
         Ok(())
     }
@@ -461,7 +473,7 @@ impl Broker {
             "config-change",
             "IpConfigHandler.processConfigChanges",
             format!("connection_creation_rate of {ip}: {}", rate.map(String::as_str).unwrap_or("none")),
-            json!({"ip": ip, "connection_creation_rate": rate}),
+            Detail::new().with("ip", &ip).with("connection_creation_rate", &rate),
         );
         Ok(())
     }

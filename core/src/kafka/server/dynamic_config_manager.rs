@@ -17,6 +17,7 @@ use crate::kafka::io::Io;
 use crate::kafka::kafka_zk_client as kzk;
 use crate::kafka::zk_data;
 use crate::sim::event::BrokerEvent;
+use crate::trace::Detail;
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -119,7 +120,7 @@ impl Broker {
                     self.id,
                     show_props(&h.dynamic_broker)
                 ),
-                json!({"default": h.dynamic_default, "broker": h.dynamic_broker}),
+                Detail::new().with("default", &h.dynamic_default).with("broker", &h.dynamic_broker),
             );
         }
     }
@@ -169,7 +170,7 @@ impl Broker {
             "config-change",
             "DynamicConfigManager.startup",
             "bootstrap: apply every entity's config under /config through its handler".into(),
-            json!({}),
+            Detail::new(),
         );
         let mut applied = 0usize;
         for entity_type in CONFIG_TYPES {
@@ -179,7 +180,7 @@ impl Broker {
                     "config-change",
                     "KafkaServer.startup",
                     format!("FATAL error during KafkaServer startup ({e}): the broker shuts down"),
-                    json!({"error": e}),
+                    Detail::new().with("error", &e),
                 );
                 self.finish_shutdown(io);
                 return;
@@ -190,7 +191,7 @@ impl Broker {
             "config-change",
             "DynamicConfigManager.startup",
             format!("bootstrap done: {applied} entity configs applied"),
-            json!({"entities": applied}),
+            Detail::new().with("entities", &applied),
         );
     }
 
@@ -233,7 +234,7 @@ impl Broker {
                     "config-change",
                     SRC,
                     format!("{child} holds {text:?}, which is not JSON: ignored (as a notification of the old TopicConfigManager)"),
-                    json!({"notification": child, "data": text, "ignored": true}),
+                    Detail::new().with("notification", &child).with("data", &text).with("ignored", &true),
                 );
                 return Ok(());
             }
@@ -245,7 +246,11 @@ impl Broker {
             "config-change",
             SRC,
             format!("{child} = {text}: the config of {}/{} changed; read it from {path}", entity.entity_type, entity.name),
-            json!({"notification": child, "data": text, "entity_type": entity.entity_type, "entity_name": entity.name}),
+            Detail::new()
+                .with("notification", &child)
+                .with("data", &text)
+                .with("entity_type", &entity.entity_type)
+                .with("entity_name", &entity.name),
         );
         let props =
             kzk::get_entity_configs(&mut self.zkc, io, &actor, "AdminZkClient.fetchEntityConfig", &entity.entity_type, &entity.name)?;
@@ -264,17 +269,16 @@ impl Broker {
             }
         }
         let quotas: BTreeMap<String, &BTreeMap<String, String>> = h.quotas.iter().map(|(e, q)| (e.to_string(), q)).collect();
-        let side = |m: &BTreeMap<String, super::config_handler::Throttled>| -> BTreeMap<String, Value> {
+        let side = |m: &crate::small_map::SmallMap<String, super::config_handler::Throttled>| -> BTreeMap<String, Value> {
             m.iter().map(|(t, p)| (t.clone(), p.to_json())).collect()
         };
-        let throttles = json!({
-            "leader_rate": h.leader_rate,
-            "follower_rate": h.follower_rate,
-            "alter_log_dirs_rate": h.alter_log_dirs_rate,
-            "leader_replicas": side(&h.leader_throttled),
-            "follower_replicas": side(&h.follower_throttled),
-        });
-        (json!(topics), json!(quotas), throttles)
+        let throttles = Detail::new()
+            .with("leader_rate", &h.leader_rate)
+            .with("follower_rate", &h.follower_rate)
+            .with("alter_log_dirs_rate", &h.alter_log_dirs_rate)
+            .with("leader_replicas", &side(&h.leader_throttled))
+            .with("follower_replicas", &side(&h.follower_throttled));
+        (json!(topics), json!(quotas), throttles.into())
     }
 }
 

@@ -8,7 +8,7 @@ use crate::kafka::io::Io;
 use crate::kafka::messages::{ControlRequest, ControlResponse, Errors};
 use crate::kafka::BrokerId;
 use crate::sim::event::{BrokerEvent, Event};
-use serde_json::json;
+use crate::trace::Detail;
 use std::collections::BTreeMap;
 
 impl Broker {
@@ -51,16 +51,24 @@ impl Broker {
                         ControlResponse::LeaderAndIsr { error: e, partition_errors: BTreeMap::new() }
                     } else {
                         io.record_with(&actor, "control-request", "ReplicaManager.becomeLeaderOrFollower", || {
-                            let errors: BTreeMap<String, Errors> =
-                                out.partition_errors.iter().filter(|(_, e)| **e != Errors::NONE).map(|(tp, e)| (tp.to_string(), *e)).collect();
+                            let errors = crate::kafka::errors_by_name(&out.partition_errors);
                             (
                                 format!(
                                     "handle {what} from controller {from}: leader for {}, follower for {}{}",
                                     crate::kafka::show(&out.became_leader),
                                     crate::kafka::show(&out.became_follower),
-                                    if errors.is_empty() { String::new() } else { format!(", errors {}", crate::kafka::show(errors.iter().map(|(t, e)| format!("{t}: {e:?}")))) }
+                                    if errors.is_empty() {
+                                        String::new()
+                                    } else {
+                                        format!(", errors {}", crate::kafka::show_errors(&errors))
+                                    }
                                 ),
-                                json!({"from": from, "became_leader": out.became_leader.iter().map(|t| t.to_string()).collect::<Vec<_>>(), "became_follower": out.became_follower.iter().map(|t| t.to_string()).collect::<Vec<_>>(), "errors": errors, "first": out.first}),
+                                Detail::new()
+                                    .with("from", &from)
+                                    .with("became_leader", &out.became_leader.iter().map(|t| t.to_string()).collect::<Vec<_>>())
+                                    .with("became_follower", &out.became_follower.iter().map(|t| t.to_string()).collect::<Vec<_>>())
+                                    .with("errors", &errors)
+                                    .with("first", &out.first),
                             )
                         });
                         self.after_leader_and_isr(io, &out.became_leader, &out.became_follower, out.first);
@@ -88,7 +96,7 @@ impl Broker {
                         "control-request",
                         "MetadataCache.updateMetadata",
                         format!("handle {what} from controller {from}: metadata cache updated"),
-                        json!({"from": from, "partitions": partitions.len()}),
+                        Detail::new().with("from", &from).with("partitions", &partitions.len()),
                     );
                     ControlResponse::UpdateMetadata { error: Errors::NONE }
                 }
@@ -107,20 +115,18 @@ impl Broker {
                         }
                     }
                     self.replica_manager.partitions.touch();
-                    let errors: BTreeMap<String, Errors> =
-                        partition_errors.iter().filter(|(_, e)| **e != Errors::NONE).map(|(tp, e)| (tp.to_string(), *e)).collect();
+                    let errors = crate::kafka::errors_by_name(&partition_errors);
                     io.record(
                         &actor,
                         "control-request",
                         "ReplicaManager.stopReplicas",
                         format!(
                             "handle {what} from controller {from}: {}",
-                            error.map(|e| format!("{e:?}")).unwrap_or_else(|| format!(
-                                "stopped, errors {}",
-                                crate::kafka::show(errors.iter().map(|(t, e)| format!("{t}: {e:?}")))
-                            ))
+                            error
+                                .map(|e| format!("{e:?}"))
+                                .unwrap_or_else(|| format!("stopped, errors {}", crate::kafka::show_errors(&errors)))
                         ),
-                        json!({"from": from, "errors": errors}),
+                        Detail::new().with("from", &from).with("errors", &errors),
                     );
                     ControlResponse::StopReplica { error: error.unwrap_or(Errors::NONE), partition_errors }
                 }
@@ -149,7 +155,7 @@ impl Broker {
             "control-request",
             source,
             format!("reject {what} from controller {from}: {outcome}"),
-            json!({"from": from, "outcome": outcome}),
+            Detail::new().with("from", &from).with("outcome", &outcome),
         );
     }
 }

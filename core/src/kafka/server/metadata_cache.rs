@@ -6,6 +6,7 @@ use crate::kafka::messages::UpdateMetadataPartitionState;
 use crate::kafka::zk_data::{BrokerInfo, LEADER_DURING_DELETE};
 use crate::kafka::BrokerId;
 use crate::scenario::{Topic, TopicPartition};
+use crate::small_map::SmallMap;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -13,7 +14,7 @@ use std::sync::Arc;
 pub struct MetadataCache {
     pub controller_id: Option<BrokerId>,
     pub controller_epoch: i32,
-    pub live_brokers: BTreeMap<BrokerId, BrokerInfo>,
+    pub live_brokers: SmallMap<BrokerId, BrokerInfo>,
     /// The partitions, read through [`MetadataCache::partitions`] and
     /// [`MetadataCache::partition`].
     partitions: CachedPartitions,

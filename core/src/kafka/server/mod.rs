@@ -20,11 +20,11 @@ use super::zookeeper_client::{ChildHandler, HandlerCall, NodeHandler, ZooKeeperC
 use super::BrokerId;
 use crate::console::session_hex;
 use crate::sim::event::{BrokerEvent, Event, ANY_INCARNATION};
+use crate::trace::Detail;
 use crate::zookeeper::{EventType, KeeperError, Notification};
 use dynamic_config_manager::DynamicConfigManager;
 use metadata_cache::MetadataCache;
 use replica_manager::ReplicaManager;
-use serde_json::json;
 use std::collections::VecDeque;
 
 /// The process, as `broker ID state` reports it.
@@ -58,7 +58,7 @@ pub struct Broker {
     /// waits for it so that the lowest id becomes controller).
     pub controller_started: bool,
     /// The newest parked fetch per follower (its expiry token).
-    pub(crate) parked_tokens: std::collections::BTreeMap<BrokerId, u64>,
+    pub(crate) parked_tokens: crate::small_map::SmallMap<BrokerId, u64>,
     /// The DynamicConfigManager and what its handlers applied.
     pub dynamic_config: DynamicConfigManager,
 }
@@ -142,7 +142,7 @@ impl Broker {
                 crate::kafka::zookeeper_client::session_label(self.zkc.session),
                 self.config.zookeeper_session_timeout_ms
             ),
-            json!({"session": self.zkc.session.map(session_hex)}),
+            Detail::new().with("session", &self.zkc.session.map(session_hex)),
         );
         // createTopLevelPaths.
         for path in zk_data::PERSISTENT_ZK_PATHS {
@@ -184,7 +184,7 @@ impl Broker {
                     "broker",
                     SRC,
                     format!("registered at /brokers/ids/{}: broker epoch {epoch} (the znode's czxid)", self.id),
-                    json!({"broker_epoch": epoch, "cluster_id": cluster_id}),
+                    Detail::new().with("broker_epoch", &epoch).with("cluster_id", &cluster_id),
                 );
             }
             Err(e) => {
@@ -196,7 +196,7 @@ impl Broker {
                         "registration at /brokers/ids/{} failed ({e}): another broker with this id is registered; the broker exits",
                         self.id
                     ),
-                    json!({"error": e.name()}),
+                    Detail::new().with("error", &e.name()),
                 );
                 self.stop(io, "startup failed");
                 return;
@@ -208,11 +208,11 @@ impl Broker {
             "broker",
             "KafkaController.startup",
             "controller starting: register the session-expiration handler, put Startup on the controller event queue".into(),
-            json!({}),
+            Detail::new(),
         );
         self.controller.put(super::controller::event::ControllerEvent::Startup, io, self.incarnation);
         self.dynamic_config_manager_startup(io);
-        io.record(&actor, "broker", SRC, format!("broker {} started (RunningAsBroker)", self.id), json!({}));
+        io.record(&actor, "broker", SRC, format!("broker {} started (RunningAsBroker)", self.id), Detail::new());
     }
 
     fn open_session(&mut self, io: &mut Io) {
@@ -234,7 +234,7 @@ impl Broker {
         self.controller = KafkaController::new(self.id, self.config.clone());
         self.dynamic_config = DynamicConfigManager::default();
         let actor = self.actor();
-        io.record(&actor, "broker", "KafkaServer", format!("broker {} stopped: {why}", self.id), json!({"why": why}));
+        io.record(&actor, "broker", "KafkaServer", format!("broker {} stopped: {why}", self.id), Detail::new().with("why", &why));
     }
 
     /// Dispatches one event addressed to this process.
@@ -278,7 +278,7 @@ impl Broker {
                     "control-request",
                     "KafkaApis.handleControlledShutdownRequest",
                     format!("ControlledShutdown request from broker {from}: put ControlledShutdown on the event queue"),
-                    json!({"from": from, "broker_epoch": broker_epoch}),
+                    Detail::new().with("from", &from).with("broker_epoch", &broker_epoch),
                 );
                 self.controller.put(
                     super::controller::event::ControllerEvent::ControlledShutdown { broker: from, broker_epoch },
@@ -322,7 +322,7 @@ impl Broker {
                 "watch-event",
                 "ZooKeeperClient.ZooKeeperClientWatcher.process",
                 format!("{} {}: no handler registered any more; ignored", n.event.name(), n.path),
-                json!({"type": n.event.name(), "path": n.path}),
+                Detail::new().with("type", &n.event.name()).with("path", &n.path),
             );
             return;
         };
@@ -346,7 +346,7 @@ impl Broker {
                     "watch-event",
                     handler,
                     format!("{} {} → {handler}: {what}", n.event.name(), n.path),
-                    json!({"type": n.event.name(), "path": n.path, "handler": handler, "queued": queued}),
+                    Detail::new().with("type", &n.event.name()).with("path", &n.path).with("handler", &handler).with("queued", &queued),
                 );
                 return;
             }
@@ -383,7 +383,7 @@ impl Broker {
             "watch-event",
             handler,
             format!("{} {} → {handler}: {what}", n.event.name(), n.path),
-            json!({"type": n.event.name(), "path": n.path, "handler": handler}),
+            Detail::new().with("type", &n.event.name()).with("path", &n.path).with("handler", &handler),
         );
         if let Some(e) = event {
             self.controller.put(e, io, self.incarnation);
@@ -406,7 +406,7 @@ impl Broker {
             "broker",
             "ZooKeeperClient.reinitialize",
             format!("ZooKeeper session {} expired: beforeInitializingSession puts Expire; new session {}; afterInitializingSession puts RegisterBrokerAndReelect and queues a run of the config change listener", crate::kafka::zookeeper_client::session_label(old), crate::kafka::zookeeper_client::session_label(self.zkc.session)),
-            json!({"old_session": old.map(session_hex), "new_session": self.zkc.session.map(session_hex)}),
+            Detail::new().with("old_session", &old.map(session_hex)).with("new_session", &self.zkc.session.map(session_hex)),
         );
         self.controller.put(E::RegisterBrokerAndReelect, io, self.incarnation);
         // The config change listener's afterInitializingSession: a run, in
@@ -428,7 +428,7 @@ impl Broker {
                     "controlled shutdown: up to {} attempts, {} ms apart",
                     self.config.controlled_shutdown_max_retries, self.config.controlled_shutdown_retry_backoff_ms
                 ),
-                json!({}),
+                Detail::new(),
             );
             self.attempt_controlled_shutdown(io);
         } else {
@@ -453,7 +453,7 @@ impl Broker {
                         "attempt {}: send ControlledShutdown (broker epoch {}) to controller {c}",
                         self.shutdown_attempts, self.broker_epoch
                     ),
-                    json!({"controller": c, "attempt": self.shutdown_attempts}),
+                    Detail::new().with("controller", &c).with("attempt", &self.shutdown_attempts),
                 );
                 let delay = io.departure_delay_ms();
                 io.fx.schedule(
@@ -481,7 +481,7 @@ impl Broker {
                 "broker",
                 "KafkaServer.controlledShutdown",
                 format!("controller {from} moved every leader away: controlled shutdown succeeded"),
-                json!({}),
+                Detail::new(),
             );
             self.finish_shutdown(io);
         } else {
@@ -503,7 +503,7 @@ impl Broker {
                     "attempt {} failed ({why}); retrying in {} ms",
                     self.shutdown_attempts, self.config.controlled_shutdown_retry_backoff_ms
                 ),
-                json!({}),
+                Detail::new(),
             );
             io.fx.schedule(self.config.controlled_shutdown_retry_backoff_ms, self.event(BrokerEvent::ControlledShutdownRetry));
         } else {
@@ -512,7 +512,7 @@ impl Broker {
                 "broker",
                 "KafkaServer.controlledShutdown",
                 format!("attempt {} failed ({why}); no retries left: proceeding with an unclean shutdown", self.shutdown_attempts),
-                json!({}),
+                Detail::new(),
             );
             self.finish_shutdown(io);
         }
@@ -536,7 +536,7 @@ impl Broker {
                 "broker",
                 "KafkaZkClient.close",
                 format!("closed ZooKeeper session {}: its ephemeral znodes are deleted now", session_hex(session)),
-                json!({"session": session_hex(session)}),
+                Detail::new().with("session", &session_hex(session)),
             );
         }
         self.stop(io, "shut down");

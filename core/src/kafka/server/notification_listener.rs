@@ -12,8 +12,8 @@ use crate::kafka::kafka_zk_client as kzk;
 use crate::kafka::zk_data::{CONFIG_CHANGES, CONFIG_CHANGE_PREFIX};
 use crate::kafka::zookeeper_client::ChildHandler;
 use crate::sim::event::{BrokerEvent, Event};
+use crate::trace::Detail;
 use crate::zookeeper::KeeperError;
-use serde_json::json;
 
 /// `changeExpirationMs`: 15 minutes (DynamicConfigManager never passes its
 /// own value through).
@@ -37,7 +37,7 @@ impl Broker {
             "config-change",
             "ZkNodeChangeNotificationListener.init",
             format!("watch {CONFIG_CHANGES} for config change notifications; lastExecutedChange starts at -1; queue the first run"),
-            json!({"path": CONFIG_CHANGES}),
+            Detail::new().with("path", &CONFIG_CHANGES),
         );
         self.enqueue_config_change_run(io);
     }
@@ -63,7 +63,7 @@ impl Broker {
                 "config-change",
                 SRC,
                 format!("ERROR Error while processing notification change for path = {CONFIG_CHANGES}: {e}"),
-                json!({"error": e}),
+                Detail::new().with("error", &e),
             );
         }
     }
@@ -74,7 +74,7 @@ impl Broker {
         children.sort();
         let last = self.dynamic_config.last_executed_change;
         if children.is_empty() {
-            io.record(&actor, "config-change", SRC, format!("{CONFIG_CHANGES} has no notifications: nothing to do"), json!({}));
+            io.record(&actor, "config-change", SRC, format!("{CONFIG_CHANGES} has no notifications: nothing to do"), Detail::new());
             return Ok(());
         }
         let now = io.now.as_u64() as i64;
@@ -95,7 +95,7 @@ impl Broker {
                 children.len(),
                 crate::kafka::show(&new)
             ),
-            json!({"children": children, "last_executed_change": last, "new": new}),
+            Detail::new().with("children", &children).with("last_executed_change", &last).with("new", &new),
         );
         for (child, number) in numbered.iter().filter(|(_, n)| *n > last) {
             self.process_one_notification(io, child);
@@ -106,7 +106,7 @@ impl Broker {
                 "config-change",
                 SRC,
                 format!("{child} done: lastExecutedChange {before} → {number}"),
-                json!({"notification": child, "last_executed_change": number}),
+                Detail::new().with("notification", &child).with("last_executed_change", &number),
             );
         }
         self.purge_obsolete_notifications(io, now, &children)
@@ -128,7 +128,7 @@ impl Broker {
                             "ERROR error processing change notification {} from {path}: {e} (swallowed)",
                             String::from_utf8_lossy(&data)
                         ),
-                        json!({"notification": child, "error": e}),
+                        Detail::new().with("notification", &child).with("error", &e),
                     );
                 }
             }
@@ -137,14 +137,14 @@ impl Broker {
                 "config-change",
                 "ZkNodeChangeNotificationListener.processNotification",
                 format!("WARN read null data from {path}: it is gone"),
-                json!({"notification": child}),
+                Detail::new().with("notification", &child),
             ),
             Err(e) => io.record(
                 &actor,
                 "config-change",
                 "ZkNodeChangeNotificationListener.processNotification",
                 format!("ERROR reading {path} failed: {e} (swallowed)"),
-                json!({"notification": child, "error": e.name()}),
+                Detail::new().with("notification", &child).with("error", &e.name()),
             ),
         }
     }
@@ -175,7 +175,7 @@ impl Broker {
                     "purged {}: created more than 15 minutes before this run",
                     crate::kafka::show(purged.iter().map(|(c, age)| format!("{c} ({} s old)", age / 1000)))
                 ),
-                json!({"purged": purged.iter().map(|(c, _)| c).collect::<Vec<_>>()}),
+                Detail::new().with("purged", &purged.iter().map(|(c, _)| c).collect::<Vec<_>>()),
             );
         }
         Ok(())

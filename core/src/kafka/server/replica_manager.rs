@@ -9,6 +9,7 @@ use crate::kafka::zk_data::LEADER_DURING_DELETE;
 use crate::kafka::BrokerId;
 use crate::scenario::TopicPartition;
 use crate::sim::event::{FetchPartitions, FetchResults};
+use crate::small_map::SmallMap;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 use std::sync::Arc;
@@ -190,7 +191,7 @@ pub struct HostedPartitions {
     /// partitions up here, and a LeaderAndIsr of a failover all of them.
     map: PartitionMap<HostedPartition>,
     /// Followers whose fetch rounds are idle, by follower id.
-    idle: BTreeMap<BrokerId, IdleFetch>,
+    idle: SmallMap<BrokerId, IdleFetch>,
     version: u64,
 }
 
@@ -320,18 +321,18 @@ pub struct ReplicaManager {
     pub last_isr_change_ms: u64,
     pub last_isr_propagation_ms: u64,
     /// `replication-offset-checkpoint` per log dir, as last written.
-    pub checkpoints: BTreeMap<u32, String>,
+    pub checkpoints: SmallMap<u32, String>,
     /// The replica fetchers: one fetch session per leader broker.
-    pub fetchers: BTreeMap<BrokerId, FetchSession>,
+    pub fetchers: SmallMap<BrokerId, FetchSession>,
     /// `pause-fetch`: every partition (None) or these.
     pub fetch_paused_all: bool,
     pub fetch_paused: BTreeSet<TopicPartition>,
     /// Fetches a leader holds back because there was nothing new
     /// (follower → the partitions it asked for and the session generation).
-    pub delayed_fetches: BTreeMap<BrokerId, ParkedFetch>,
+    pub delayed_fetches: SmallMap<BrokerId, ParkedFetch>,
     /// The last answer to each follower, reused while its request and the
     /// partitions are unchanged (the follower then knows it by address).
-    pub fetch_responses: BTreeMap<BrokerId, CachedResponse>,
+    pub fetch_responses: SmallMap<BrokerId, CachedResponse>,
     /// `LogDirFailureChannel`: dirs reported failed, not yet handled.
     pub offline_dir_queue: Vec<u32>,
     pub next_token: u64,

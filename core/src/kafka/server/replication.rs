@@ -15,8 +15,9 @@ use crate::kafka::zk_data::{self, LeaderIsrAndControllerEpoch};
 use crate::kafka::BrokerId;
 use crate::scenario::TopicPartition;
 use crate::sim::event::{BrokerEvent, Event, FetchPartitions, FetchResult, FetchResults, ReplicaTask, ANY_INCARNATION};
+use crate::trace::Detail;
 use crate::zookeeper::{KeeperError, Request, Response};
-use serde_json::json;
+use serde_json::{json, Value};
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
@@ -291,7 +292,7 @@ impl Broker {
                 "replica-fetch",
                 "ReplicaFetcherThread.processPartitionData",
                 format!("{tp}: {verb} from leader {leader}: LEO {from} → {to}"),
-                json!({"partition": tp.to_string(), "leader": leader, "from": from, "to": to}),
+                Detail::new().with("partition", &tp.to_string()).with("leader", &leader).with("from", &from).with("to", &to),
             );
         }
         if let Some(s) = self.replica_manager.fetchers.get_mut(&leader) {
@@ -371,7 +372,7 @@ impl Broker {
             "produce",
             "ReplicaManager.appendRecords",
             format!("{tp}: appended {messages} records as leader: LEO {from} → {leo}, HW {hw}"),
-            json!({"partition": tp.to_string(), "messages": messages, "leo": leo, "hw": hw}),
+            Detail::new().with("partition", &tp.to_string()).with("messages", &messages).with("leo", &leo).with("hw", &hw),
         );
         // Complete the fetches parked on this partition.
         let waiting: Vec<BrokerId> =
@@ -409,7 +410,7 @@ impl Broker {
             "replica-fetch",
             "ReplicaFetcherManager",
             format!("{} fetching {what}", if paused { "stop" } else { "resume" }),
-            json!({"partition": tp.map(|t| t.to_string()), "paused": paused}),
+            Detail::new().with("partition", &tp.map(|t| t.to_string())).with("paused", &paused),
         );
         if !paused {
             self.kick_fetchers(io);
@@ -461,7 +462,7 @@ impl Broker {
             } else {
                 format!("isr-expiration: out-of-sync followers {}", shrinking.iter().map(|(tp, o)| format!("{tp} {o:?}")).collect::<Vec<_>>().join(", "))
             },
-            json!({"led": led.len(), "out_of_sync": shrinking.iter().map(|(tp, o)| (tp.to_string(), json!(o))).collect::<serde_json::Map<_, _>>()}),
+            Detail::new().with("led", &led.len()).with_value("out_of_sync", shrinking.iter().map(|(tp, o)| (tp.to_string(), json!(o))).collect::<serde_json::Map<_, _>>()),
         );
         for (tp, osr) in shrinking {
             let Some(h) = self.replica_manager.partitions.get(&tp) else { continue };
@@ -532,8 +533,16 @@ impl Broker {
                     &actor,
                     "isr-change",
                     source,
-                    format!("{tp}: ISR {old_isr:?} → {new_isr:?} written to {path} (zkVersion {v}, leader epoch unchanged at {})", h.leader_epoch),
-                    json!({"partition": tp.to_string(), "old_isr": old_isr, "new_isr": new_isr, "zk_version": v, "leader_epoch": h.leader_epoch}),
+                    format!(
+                        "{tp}: ISR {old_isr:?} → {new_isr:?} written to {path} (zkVersion {v}, leader epoch unchanged at {})",
+                        h.leader_epoch
+                    ),
+                    Detail::new()
+                        .with("partition", &tp.to_string())
+                        .with("old_isr", &old_isr)
+                        .with("new_isr", &new_isr)
+                        .with("zk_version", &v)
+                        .with("leader_epoch", &h.leader_epoch),
                 );
                 true
             }
@@ -544,7 +553,7 @@ impl Broker {
                     "isr-change",
                     source,
                     format!("{tp}: cached zkVersion {} is not the one in ZooKeeper: skip updating the ISR (it stays {old_isr:?} until the next LeaderAndIsr)", h.zk_version),
-                    json!({"partition": tp.to_string(), "failed": true}),
+                    Detail::new().with("partition", &tp.to_string()).with("failed", &true),
                 );
                 false
             }
@@ -572,7 +581,7 @@ impl Broker {
                 "scheduled-task",
                 "ZkIsrManager.maybePropagateIsrChanges",
                 format!("isr-change-propagation: {names_list} changed {quiet} ms ago (not yet {ISR_CHANGE_LINGER_MS} ms quiet) and the last publication was {since} ms ago (< {ISR_PROPAGATION_MAX_DELAY_MS} ms): wait"),
-                json!({"pending": names, "since_last_change_ms": quiet, "since_last_propagation_ms": since}),
+                Detail::new().with("pending", &names).with("since_last_change_ms", &quiet).with("since_last_propagation_ms", &since),
             );
             return;
         }
@@ -588,7 +597,7 @@ impl Broker {
                 "isr-change-propagation: publish {names_list} as {} ({quiet} ms since the last change, {since} ms since the last publication)",
                 created.as_deref().unwrap_or("(failed)")
             ),
-            json!({"partitions": names, "created": created.ok()}),
+            Detail::new().with("partitions", &names).with("created", &created.ok()),
         );
         self.replica_manager.isr_change_set.clear();
         self.replica_manager.last_isr_propagation_ms = now;
@@ -617,7 +626,12 @@ impl Broker {
             let shown: Vec<String> = dirs.iter().map(|d| format!("{}: {}", log_dir_path(*d), checkpoints[d].replace('\n', "⏎"))).collect();
             (
                 format!("highwatermark-checkpoint: wrote replication-offset-checkpoint in {}", shown.join("; ")),
-                json!({"files": dirs.iter().map(|d| (format!("{}/replication-offset-checkpoint", log_dir_path(*d)), json!(checkpoints[d]))).collect::<serde_json::Map<_, _>>()}),
+                Detail::new().with_value(
+                    "files",
+                    dirs.iter()
+                        .map(|d| (format!("{}/replication-offset-checkpoint", log_dir_path(*d)), Value::from(checkpoints[d].as_str())))
+                        .collect::<serde_json::Map<_, _>>(),
+                ),
             )
         });
     }
@@ -634,7 +648,7 @@ impl Broker {
                 "log-dir",
                 "LogDirFailureChannel.maybeAddOfflineLogDir",
                 format!("IOException in {}: the dir is already offline (reported once)", log_dir_path(dir)),
-                json!({"dir": dir}),
+                Detail::new().with("dir", &dir),
             );
             return;
         }
@@ -644,7 +658,7 @@ impl Broker {
             "log-dir",
             "LogDirFailureChannel.maybeAddOfflineLogDir",
             format!("IOException in {}: the dir goes on the offline queue", log_dir_path(dir)),
-            json!({"dir": dir, "path": log_dir_path(dir)}),
+            Detail::new().with("dir", &dir).with("path", &log_dir_path(dir)),
         );
         io.fx.schedule(0, Event::Broker { id: self.id, incarnation: self.incarnation, what: BrokerEvent::LogDirFailureHandler });
     }
@@ -668,7 +682,7 @@ impl Broker {
                     log_dir_path(dir),
                     self.config.inter_broker_protocol_version
                 ),
-                json!({"dir": dir, "halt": true}),
+                Detail::new().with("dir", &dir).with("halt", &true),
             );
             self.stop(io, "halted (Exit.halt(1)) after a log dir failure");
             return;
@@ -694,7 +708,7 @@ impl Broker {
             "log-dir",
             "ReplicaManager.handleLogDirFailure",
             format!("{} is offline: stop fetching and serving {names_list}, stop checkpointing the dir", log_dir_path(dir)),
-            json!({"dir": dir, "partitions": names}),
+            Detail::new().with("dir", &dir).with("partitions", &names),
         );
         if !self.replica_manager.log_dirs.iter().any(|d| *d) {
             io.record(
@@ -702,12 +716,12 @@ impl Broker {
                 "log-dir",
                 "LogManager.handleLogDirFailure",
                 "no log dir is left online: halting the broker".into(),
-                json!({"halt": true}),
+                Detail::new().with("halt", &true),
             );
             self.stop(io, "halted (Exit.halt(1)): every log dir is offline");
             return;
         }
-        let notification = json!({"version": 1, "broker": self.id, "event": 1});
+        let notification = Detail::new().with("version", &1).with("broker", &self.id).with("event", &1);
         let data = serde_json::to_vec(&notification).unwrap_or_default();
         let path = format!("{}/{}", zk_data::LOG_DIR_EVENT_NOTIFICATION, zk_data::LOG_DIR_EVENT_PREFIX);
         let created = self.zkc.create(io, &actor, "KafkaZkClient.propagateLogDirEvent", &path, data, PERSISTENT_SEQUENTIAL);
@@ -716,7 +730,7 @@ impl Broker {
             "log-dir",
             "ReplicaManager.handleLogDirFailure",
             format!("told the controller through {}", created.as_deref().unwrap_or("(failed)")),
-            json!({"created": created.ok(), "notification": notification}),
+            Detail::new().with("created", &created.ok()).with("notification", &notification),
         );
     }
 
