@@ -229,7 +229,7 @@ pub const MAX_FILE_BYTES: f64 = kzsim::scenario::parser::MAX_SCRIPT_BYTES as f64
 pub fn read_file(file: web_sys::File, f: impl FnOnce(String, Result<String, String>) + 'static) {
     let name = file.name();
     if file.size() > MAX_FILE_BYTES {
-        f(name.clone(), Err(format!("{name} is {:.0} MB; a scenario or trace may be at most 16 MB", file.size() / 1e6)));
+        f(name.clone(), Err(format!("{name} is {} MB; a scenario or trace may be at most 16 MB", (file.size() / 1e6).round() as u64)));
         return;
     }
     let Ok(reader) = web_sys::FileReader::new() else {

@@ -18,6 +18,20 @@ pub fn clock(ms: u64) -> String {
     }
 }
 
+/// `part` of `whole` as a CSS percentage with `decimals` places (`37.5%`),
+/// in integers: the page formats no floating-point numbers, so the
+/// download carries no float formatting (about 6 KB of wasm, issue 9).
+/// Clamped to 0-100%; an empty whole is 0%.
+pub fn percent(part: u64, whole: u64, decimals: u32) -> String {
+    let scale = 10u128.pow(decimals);
+    let units = if whole == 0 { 0 } else { u128::from(part.min(whole)) * 100 * scale / u128::from(whole) };
+    if decimals == 0 {
+        format!("{units}%")
+    } else {
+        format!("{}.{:0width$}%", units / scale, units % scale, width = decimals as usize)
+    }
+}
+
 /// A countdown: `17.9 s`, `850 ms`.
 pub fn countdown(ms: u64) -> String {
     if ms < 1000 {

@@ -148,7 +148,7 @@ fn expiry(p: &ExpiryProps) -> Html {
     let timeout = b.session.as_ref().and_then(|s| view.sessions.iter().find(|v| &v.id == s)).map(|s| s.timeout_ms);
     html! {
         <div class="kz-expiry" title={p.lang.t("expires in")}>
-            <span class="kz-meter" style={format!("--pct: {:.1}%", timeout.map(|t| left as f64 * 100.0 / t.max(1) as f64).unwrap_or(100.0))}></span>
+            <span class="kz-meter" style={format!("--pct: {}", timeout.map_or_else(|| "100.0%".to_string(), |t| format::percent(left, t.max(1), 1)))}></span>
             { format!(" {}", format::countdown(left)) }
         </div>
     }

@@ -121,7 +121,7 @@ pub fn controls(p: &ControlsProps) -> Html {
                     value={p.step.to_string()} aria-valuetext={p.lang.step_n(p.step)} oninput={seek} onchange={seek_change} />
                 <div class="kz-ticks" aria-hidden="true">
                     { for p.checkpoints.iter().filter(|(step, _, _)| (min..=max).contains(step)).map(|(step, passed, text)| {
-                        let left = format!("left: {:.3}%", (*step - min) as f64 * 100.0 / (max - min) as f64);
+                        let left = format!("left: {}", format::percent(*step - min, max - min, 3));
                         html! { <span class={classes!("kz-tick", if *passed { "kz-pass" } else { "kz-fail" })} style={left} title={text.clone()} translate="no"></span> }
                     }) }
                 </div>

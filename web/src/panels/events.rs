@@ -176,7 +176,8 @@ pub fn event_log(p: &EventsProps) -> Html {
         *follower.borrow_mut() = None;
         let mut list = virtual_list.borrow_mut();
         let drawn = list.follow(&kept, shown.len(), position);
-        let (above, below) = (list.viewport.extent(drawn.start), list.viewport.extent(shown.len() - drawn.end));
+        let (above, below) =
+            (list.viewport.extent(drawn.start).round() as i64, list.viewport.extent(shown.len() - drawn.end).round() as i64);
         html! { <>
             <li key="above" class="kz-event-spacer" aria-hidden="true" style={format!("height:{above}px")}></li>
             { for shown[drawn].iter().map(|&s| item(s)) }

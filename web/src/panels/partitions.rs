@@ -167,7 +167,7 @@ fn row(part: &PartitionView, lang: Lang) -> Html {
                     { for part.replica_views.iter().map(|r| {
                         let leo = r.leo.unwrap_or(0);
                         let hw = r.hw.unwrap_or(0);
-                        let style = format!("--leo: {:.1}%; --hw: {:.1}%", leo as f64 * 100.0 / max_leo as f64, hw as f64 * 100.0 / max_leo as f64);
+                        let style = format!("--leo: {}; --hw: {}", format::percent(leo, max_leo, 1), format::percent(hw, max_leo, 1));
                         let lagging = r.leo.is_some() && leo < max_leo && r.role == "follower";
                         html! {
                             <tr class={classes!(r.offline.then_some("kz-offline"), (!r.in_isr).then_some("kz-out-of-isr"))}>

@@ -10,10 +10,12 @@ use std::rc::Rc;
 use yew::prelude::*;
 
 const MAX: usize = 30;
-const LANE: f64 = 160.0;
-const ROW: f64 = 22.0;
-const TOP: f64 = 34.0;
-const LEFT: f64 = 110.0;
+// The geometry in whole pixels: the page formats no floating-point numbers
+// (their formatting code would be in the download).
+const LANE: i64 = 160;
+const ROW: i64 = 22;
+const TOP: i64 = 34;
+const LEFT: i64 = 110;
 
 #[derive(Properties, PartialEq)]
 pub struct SequenceProps {
@@ -81,9 +83,9 @@ impl PartialEq for DrawingProps {
 #[function_component(Drawing)]
 fn drawing(p: &DrawingProps) -> Html {
     let d = &*p.diagram;
-    let x = |lane: usize| LEFT + lane as f64 * LANE;
-    let width = LEFT + (d.lanes.len().max(2) as f64 - 1.0) * LANE + 110.0;
-    let height = TOP + (d.msgs.len().max(1) as f64) * ROW + 10.0;
+    let x = |lane: usize| LEFT + lane as i64 * LANE;
+    let width = LEFT + (d.lanes.len().max(2) as i64 - 1) * LANE + 110;
+    let height = TOP + d.msgs.len().max(1) as i64 * ROW + 10;
     html! {
             <div class="kz-seq-scroll">
                 <svg class="kz-seq-svg" data-testid="sequence-diagram" width={width.to_string()} height={height.to_string()}
@@ -99,8 +101,8 @@ fn drawing(p: &DrawingProps) -> Html {
                     // an attribute each, instead of rewriting every row's text
                     // (issue 9: the diagram was most of a step's text layout).
                     { for d.msgs.iter().zip(&p.labels).enumerate().map(|(row, (m, label))| {
-                        let y = 8.0;
-                        let place = format!("translate(0 {})", TOP + row as f64 * ROW);
+                        let y = 8;
+                        let place = format!("translate(0 {})", TOP + row as i64 * ROW);
                         let (x1, x2) = (x(m.from), x(m.to));
                         let current = Some(m.step) == p.current;
                         let class = classes!("kz-msg", format!("kz-msg-{}", m.kind), (!m.ok).then_some("kz-msg-err"), current.then_some("kz-msg-current"),
@@ -109,32 +111,32 @@ fn drawing(p: &DrawingProps) -> Html {
                             let (on, step) = (p.on.clone(), m.step);
                             Callback::from(move |_: MouseEvent| on.emit(Action::Seek(step)))
                         };
-                        let step_label = html! { <text class="kz-msg-step" x="6" y={(y + 4.0).to_string()}>{ format!("#{}", m.step) }</text> };
+                        let step_label = html! { <text class="kz-msg-step" x="6" y={(y + 4).to_string()}>{ format!("#{}", m.step) }</text> };
                         if m.from == m.to {
                             html! {
                                 <g key={m.step} {class} transform={place} onclick={go} translate={(m.kind != "expire").then_some("no")}>
                                     <title>{ format!("#{} {}", m.step, label) }</title>
                                     { step_label }
                                     <circle cx={x1.to_string()} cy={y.to_string()} r="5" />
-                                    <text x={(x1 + 9.0).to_string()} y={(y + 4.0).to_string()}>{ short(label, 40) }</text>
+                                    <text x={(x1 + 9).to_string()} y={(y + 4).to_string()}>{ short(label, 40) }</text>
                                 </g>
                             }
                         } else {
-                            let dir = if x2 > x1 { 1.0 } else { -1.0 };
-                            let head = format!("{},{} {},{} {},{}", x2, y, x2 - dir * 8.0, y - 4.0, x2 - dir * 8.0, y + 4.0);
+                            let dir = if x2 > x1 { 1 } else { -1 };
+                            let head = format!("{},{} {},{} {},{}", x2, y, x2 - dir * 8, y - 4, x2 - dir * 8, y + 4);
                             html! {
                                 <g key={m.step} {class} transform={place} onclick={go} translate="no">
                                     <title>{ format!("#{} {}", m.step, m.label) }</title>
                                     { step_label }
-                                    <line x1={x1.to_string()} y1={y.to_string()} x2={(x2 - dir * 6.0).to_string()} y2={y.to_string()} />
+                                    <line x1={x1.to_string()} y1={y.to_string()} x2={(x2 - dir * 6).to_string()} y2={y.to_string()} />
                                     <polygon points={head} />
-                                    <text x={((x1 + x2) / 2.0).to_string()} y={(y - 4.0).to_string()} text-anchor="middle">{ short(&m.label, ((x2 - x1).abs() / 6.6) as usize) }</text>
+                                    <text x={((x1 + x2) / 2).to_string()} y={(y - 4).to_string()} text-anchor="middle">{ short(&m.label, ((x2 - x1).abs() * 10 / 66) as usize) }</text>
                                 </g>
                             }
                         }
                     }) }
                     if d.msgs.is_empty() {
-                        <text x={LEFT.to_string()} y={(TOP + 12.0).to_string()} class="kz-muted-svg">{ p.lang.t("Nothing sent yet.") }</text>
+                        <text x={LEFT.to_string()} y={(TOP + 12).to_string()} class="kz-muted-svg">{ p.lang.t("Nothing sent yet.") }</text>
                     }
                 </svg>
             </div>

@@ -383,12 +383,12 @@ fn sessions(view: &View, lang: Lang) -> Html {
                 <thead><tr><th>{ lang.t("owner") }</th><th>{ lang.t("expires in") }</th><th title={lang.t("ephemeral znodes")}>{"E"}</th></tr></thead>
                 <tbody>
                     { for view.sessions.iter().map(|s| {
-                        let pct = if s.timeout_ms == 0 { 0.0 } else { s.expires_in_ms as f64 * 100.0 / s.timeout_ms as f64 };
+                        let pct = format::percent(s.expires_in_ms, s.timeout_ms, 1);
                         html! {
                             <tr>
                                 <td><span class={classes!("kz-chip", format::actor_class(&s.owner))} title={format!("session {}", s.id)} translate="no">{ &s.owner }</span></td>
                                 <td>
-                                    <span class="kz-meter" style={format!("--pct: {pct:.1}%")}></span>
+                                    <span class="kz-meter" style={format!("--pct: {pct}")}></span>
                                     { format!(" {}", lang.f("{} of {}", &[&format::countdown(s.expires_in_ms), &format::countdown(s.timeout_ms)])) }
                                 </td>
                                 <td>{ s.ephemerals }</td>
