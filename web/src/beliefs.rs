@@ -68,9 +68,25 @@ pub fn partition_beliefs(p: &PartitionView, brokers: &[BrokerView], controller: 
     out
 }
 
-/// A belief table: the partition, its rows, and how many brokers were left
-/// out because they agree with ZooKeeper.
-pub type Table<'a> = (&'a PartitionView, Vec<Belief>, usize);
+/// A belief table: the partition, its rows, and how many brokers' rows were
+/// left out.
+pub type Table<'a> = (&'a PartitionView, Vec<Belief>, Hidden);
+
+/// The brokers a table counts instead of drawing.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Hidden {
+    /// Their caches agree with ZooKeeper.
+    pub agreeing: usize,
+    /// Their caches disagree too, past [`SHOWN_DIFFERING`].
+    pub differing: usize,
+}
+
+/// With many brokers, at most this many caches that disagree with ZooKeeper
+/// get a row of their own in a table (besides the partition's replicas and
+/// the controller); the rest are counted. Just after a failover all fifty
+/// disagree, and fifty rows of chips per table were most of what a seek
+/// into it redrew (issue 9).
+pub const SHOWN_DIFFERING: usize = 6;
 
 /// With more brokers than this, a table lists only the partition's own
 /// replicas and the brokers that disagree; the rest are counted.
@@ -86,21 +102,25 @@ pub fn tables<'a>(partitions: &'a [PartitionView], brokers: &[BrokerView], contr
     let mut tables: Vec<Table> = Vec::new();
     for part in partitions {
         let rows = partition_beliefs(part, brokers, controller);
-        let before = rows.len();
-        let rows: Vec<Belief> = if brokers.len() <= ALL_ROWS_UP_TO {
-            rows
-        } else {
-            rows.into_iter()
-                .filter(|b| {
-                    b.broker.is_none()
-                        || b.who == "controller"
-                        || b.any_difference()
-                        || b.broker.is_some_and(|id| part.replicas.contains(&id))
-                })
-                .collect()
-        };
-        let hidden = before - rows.len();
-        tables.push((part, rows, hidden));
+        if brokers.len() <= ALL_ROWS_UP_TO {
+            tables.push((part, rows, Hidden::default()));
+            continue;
+        }
+        let (mut kept, mut hidden, mut shown_differing) = (Vec::new(), Hidden::default(), 0);
+        for b in rows {
+            let own = b.broker.is_none() || b.who == "controller" || b.broker.is_some_and(|id| part.replicas.contains(&id));
+            if own {
+                kept.push(b);
+            } else if !b.any_difference() {
+                hidden.agreeing += 1;
+            } else if shown_differing < SHOWN_DIFFERING {
+                shown_differing += 1;
+                kept.push(b);
+            } else {
+                hidden.differing += 1;
+            }
+        }
+        tables.push((part, kept, hidden));
     }
     tables
 }
@@ -231,5 +251,36 @@ pub mod tests {
         let (registered, rows) = live_broker_beliefs(&znodes, &brokers);
         assert_eq!(registered, [1, 2]);
         assert_eq!(rows, vec![(1, vec![1, 2], false), (2, vec![0, 1, 2], true)]);
+    }
+
+    /// Just after a failover on a big cluster: the replicas and the
+    /// controller keep their rows, [`SHOWN_DIFFERING`] of the stale caches
+    /// get one, and the rest are counted, agreeing and disagreeing apart.
+    #[test]
+    fn many_stale_caches_are_counted_past_a_few() {
+        let mut p = partition("t-0", 1, 1, &[1, 2], Some((1, 1, vec![1, 2])));
+        p.replicas = vec![1, 2, 3];
+        let stale = [("t-0", (0, 0, vec![0, 1, 2]))];
+        let brokers: Vec<BrokerView> = (1..=20).map(|id| broker(id, "running", if id <= 15 { &stale } else { &[] }, &[])).collect();
+        let tables = tables(std::slice::from_ref(&p), &brokers, Some(1));
+        let (_, rows, hidden) = &tables[0];
+        let who: Vec<_> = rows.iter().map(|b| b.who.as_str()).collect();
+        assert_eq!(
+            who,
+            [
+                "zk",
+                "controller",
+                "broker-1",
+                "broker-2",
+                "broker-3",
+                "broker-4",
+                "broker-5",
+                "broker-6",
+                "broker-7",
+                "broker-8",
+                "broker-9"
+            ]
+        );
+        assert_eq!(*hidden, Hidden { agreeing: 5, differing: 15 - 3 - SHOWN_DIFFERING });
     }
 }

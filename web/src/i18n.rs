@@ -401,6 +401,7 @@ const TABLE: &[(&str, &str)] = &[
     ("Show more", "显示更多"),
     ("Showing {} of {} partitions ({} in all).", "显示 {} 个分区（匹配 {} 个，共 {} 个）。"),
     ("{} other brokers' metadata caches agree with ZooKeeper.", "其余 {} 个 broker 的元数据缓存与 ZooKeeper 一致。"),
+    ("{} more brokers' metadata caches disagree with ZooKeeper too.", "另有 {} 个 broker 的元数据缓存也与 ZooKeeper 不一致。"),
     ("{} more partitions are not drawn (those where an actor disagrees with ZooKeeper come first).", "另有 {} 个分区未画出（有参与者与 ZooKeeper 不一致的分区排在前面）。"),
 ];
 

@@ -217,7 +217,7 @@ struct BeliefTablesProps {
     live: Vec<beliefs::LiveBelief>,
     any_brokers: bool,
     many_brokers: bool,
-    tables: Vec<(PartitionView, Vec<beliefs::Belief>, usize)>,
+    tables: Vec<(PartitionView, Vec<beliefs::Belief>, beliefs::Hidden)>,
     partition_count: usize,
     lang: Lang,
 }
@@ -229,6 +229,7 @@ fn belief_tables(p: &BeliefTablesProps) -> Html {
     // With many brokers only the caches that differ get a row (50 rows of
     // 50 chips were a third of the page's elements); the rest are counted.
     let agreeing = live.iter().filter(|(_, _, differs)| !differs).count();
+    let differing_hidden = if many_brokers { (live.len() - agreeing).saturating_sub(beliefs::SHOWN_DIFFERING) } else { 0 };
     let rest = p.partition_count.saturating_sub(shown.len());
     let cell = |differs: bool, content: Html| html! { <td class={classes!(differs.then_some("kz-differs"))}>{ content }</td> };
     let claim_cells = |claim: &Option<beliefs::Leadership>, differs: [bool; 3]| match claim {
@@ -249,12 +250,15 @@ fn belief_tables(p: &BeliefTablesProps) -> Html {
                     <caption>{ t("live brokers") }</caption>
                     <tbody>
                         <tr><th>{ t("ZooKeeper's truth") }</th><td class="kz-chips">{ for registered.iter().map(|i| chip(*i, None, t("registered").into())) }</td></tr>
-                        { for live.iter().filter(|(_, _, differs)| *differs || !many_brokers).map(|(id, list, differs)| html! {
-                            <tr class={classes!(differs.then_some("kz-row-differs"))}>
+                        { for live.iter().filter(|(_, _, differs)| *differs || !many_brokers).take(if many_brokers { beliefs::SHOWN_DIFFERING } else { usize::MAX }).map(|(id, list, differs)| html! {
+                            <tr key={*id} class={classes!(differs.then_some("kz-row-differs"))}>
                                 <th>{ chip(*id, None, format!("broker {id}")) }{ " " }{ t("metadata cache") }</th>
                                 { cell(*differs, html! { <span class="kz-chips">{ for list.iter().map(|i| chip(*i, None, t("live").into())) }</span> }) }
                             </tr>
                         }) }
+                        if differing_hidden > 0 {
+                            <tr class="kz-agree"><td colspan="2" class="kz-muted">{ p.lang.f("{} more brokers' metadata caches disagree with ZooKeeper too.", &[&differing_hidden]) }</td></tr>
+                        }
                         if many_brokers && agreeing > 0 {
                             <tr class="kz-agree"><td colspan="2" class="kz-muted">{ p.lang.f("{} other brokers' metadata caches agree with ZooKeeper.", &[&agreeing]) }</td></tr>
                         }
@@ -275,15 +279,18 @@ fn belief_tables(p: &BeliefTablesProps) -> Html {
                                     _ => html! { { &b.who } },
                                 };
                                 html! {
-                                    <tr class={classes!(b.any_difference().then_some("kz-row-differs"))}
+                                    <tr key={b.who.clone()} class={classes!(b.any_difference().then_some("kz-row-differs"))}
                                         title={if b.any_difference() { t("differs from ZooKeeper") } else { "" }}>
                                         <th>{ who }</th>
                                         { claim_cells(&b.claim, b.differs) }
                                     </tr>
                                 }
                             }) }
-                            if *hidden > 0 {
-                                <tr class="kz-agree"><td colspan="4" class="kz-muted">{ p.lang.f("{} other brokers' metadata caches agree with ZooKeeper.", &[hidden]) }</td></tr>
+                            if hidden.differing > 0 {
+                                <tr class="kz-agree"><td colspan="4" class="kz-muted">{ p.lang.f("{} more brokers' metadata caches disagree with ZooKeeper too.", &[&hidden.differing]) }</td></tr>
+                            }
+                            if hidden.agreeing > 0 {
+                                <tr class="kz-agree"><td colspan="4" class="kz-muted">{ p.lang.f("{} other brokers' metadata caches agree with ZooKeeper.", &[&hidden.agreeing]) }</td></tr>
                             }
                         </tbody>
                     </table>
