@@ -126,12 +126,21 @@ test('a log of thousands of steps is a virtual list: the current step in view, e
   assert.match(await log.getAttribute('class'), /kz-events-virtual/);
   // Only the rows near the view are in the page, the current one among them, in view.
   assert.ok((await log.locator('.kz-event').count()) < 100);
+  // The log follows the current step while it is on screen (out of view
+  // it does not scroll, and catches up when it comes into view).
+  await log.scrollIntoViewIfNeeded();
   const inView = (step) =>
-    page.evaluate((step) => {
-      const list = document.querySelector('[data-testid="event-log"]').getBoundingClientRect();
-      const row = document.querySelector(`.kz-event[data-step="${step}"]`)?.getBoundingClientRect();
-      return !!row && row.top >= list.top && row.bottom <= list.bottom;
-    }, step);
+    page
+      .waitForFunction(
+        (step) => {
+          const list = document.querySelector('[data-testid="event-log"]').getBoundingClientRect();
+          const row = document.querySelector(`.kz-event[data-step="${step}"]`)?.getBoundingClientRect();
+          return !!row && row.top >= list.top && row.bottom <= list.bottom;
+        },
+        step,
+        { timeout: TIMEOUT_MS },
+      )
+      .then(() => true, () => false);
   assert.ok(await inView(2000), 'the current step is in view');
   // → follows: two hundred steps on, the current step is still in view.
   await page.getByTestId('timeline').fill('2200');

@@ -312,6 +312,11 @@ impl KeepInView {
         self.observer.disconnect();
         self.observer.observe(entry);
     }
+
+    /// Keeps nothing in view until the next [`KeepInView::follow`].
+    pub fn pause(&self) {
+        self.observer.disconnect();
+    }
 }
 
 impl Drop for KeepInView {
