@@ -177,7 +177,14 @@ pub fn event_log(p: &EventsProps) -> Html {
     let entries = if virtual_mode {
         *follower.borrow_mut() = None;
         let mut list = virtual_list.borrow_mut();
-        let drawn = list.follow(&kept, shown.len(), position);
+        let mut drawn = list.follow(&kept, shown.len(), position);
+        // Out of view a long log draws no rows at all, only its height (a
+        // seek on a big cluster redrew sixty rows nobody saw); it draws them
+        // when it comes into view.
+        if !seen.borrow().as_ref().is_none_or(|(_, visible)| visible.get()) {
+            drawn = drawn.start..drawn.start;
+            list.drawn = drawn.clone();
+        }
         let (above, below) =
             (list.viewport.extent(drawn.start).round() as i64, list.viewport.extent(shown.len() - drawn.end).round() as i64);
         html! { <>
