@@ -30,7 +30,7 @@ pub const ISR_PROPAGATION_MAX_DELAY_MS: u64 = 60_000;
 
 impl Broker {
     fn rm_actor(&self) -> String {
-        format!("broker-{}/replica-manager", self.id)
+        crate::kafka::actor_name(self.id, "/replica-manager")
     }
 
     pub(super) fn schedule_task(&self, io: &mut Io, task: ReplicaTask, after_ms: u64) {
