@@ -5,6 +5,7 @@
 
 pub mod data_tree;
 pub mod error;
+mod nodes;
 pub mod path;
 pub mod request;
 pub mod server;

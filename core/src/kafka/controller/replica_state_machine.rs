@@ -172,8 +172,7 @@ impl KafkaController {
 
     fn mark_replica(&mut self, cx: &mut Cx, tp: &TopicPartition, b: BrokerId, to: ReplicaState, total: usize) {
         // One look-up (a failover marks every replica).
-        let state = self.ctx.replica_states.state_mut(tp.clone(), b, ReplicaState::NonExistentReplica);
-        let from = std::mem::replace(state, to);
+        let from = self.ctx.replica_states.replace(tp, b, to).unwrap_or(ReplicaState::NonExistentReplica);
         if total <= DETAIL_LIMIT {
             self.step(
                 cx,
