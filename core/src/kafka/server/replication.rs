@@ -54,10 +54,14 @@ impl Broker {
         first: bool,
     ) {
         let rm = &mut self.replica_manager;
-        for tp in became_leader.iter().chain(became_follower) {
-            for s in rm.fetchers.values_mut() {
-                s.partitions.remove(tp);
-            }
+        // The changed partitions leave every fetch session. A session holds
+        // a few of them, a failover's request thousands: each session is
+        // walked once against the changed ones, sorted, rather than asked
+        // about each of them.
+        let mut changed: Vec<&TopicPartition> = became_leader.iter().chain(became_follower).collect();
+        changed.sort_unstable();
+        for s in rm.fetchers.values_mut() {
+            s.partitions.retain(|tp| changed.binary_search(&tp).is_err());
         }
         for tp in became_follower {
             if let Some(h) = rm.partitions.get(tp) {
