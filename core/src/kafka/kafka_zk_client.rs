@@ -34,19 +34,21 @@ fn read_all<K: Ord, V>(
     decode: impl Fn(&K, &[u8], Stat) -> Option<V>,
 ) -> Result<BTreeMap<K, V>, KeeperError> {
     io.pipelined(|io| {
-        let mut out = BTreeMap::new();
+        // Gathered in order and made a map at once (a failover reads every
+        // partition's state, in order): the same map as inserting each.
+        let mut out = Vec::new();
         for (key, path) in items {
             match zkc.get_data(io, actor, source, &path) {
                 Ok((data, stat)) => {
                     if let Some(v) = decode(&key, &data, stat) {
-                        out.insert(key, v);
+                        out.push((key, v));
                     }
                 }
                 Err(KeeperError::NoNode) => {}
                 Err(e) => return Err(e),
             }
         }
-        Ok(out)
+        Ok(out.into_iter().collect())
     })
 }
 

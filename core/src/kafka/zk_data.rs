@@ -206,6 +206,12 @@ impl LeaderIsrAndControllerEpoch {
     }
 
     pub fn decode(data: &[u8], zk_version: i32) -> Option<LeaderIsrAndControllerEpoch> {
+        // As `encode` writes it, read without serde (a failover reads every
+        // partition's state); anything else through serde.
+        Self::decode_as_written(data, zk_version).or_else(|| Self::decode_with_serde(data, zk_version))
+    }
+
+    fn decode_with_serde(data: &[u8], zk_version: i32) -> Option<LeaderIsrAndControllerEpoch> {
         // Straight into the fields (a failover reads every partition's state):
         // what Kafka writes always reads this way. Anything else (a field
         // twice, say, from a console `set`) goes the general way below, so
@@ -237,6 +243,26 @@ impl LeaderIsrAndControllerEpoch {
             zk_version,
             controller_epoch: v.get("controller_epoch")?.as_i64()? as i32,
         })
+    }
+}
+
+impl LeaderIsrAndControllerEpoch {
+    /// A state znode exactly as [`LeaderIsrAndControllerEpoch::encode`]
+    /// writes it, numbers within an i32 as they are after the i64 cast
+    /// (the general readings take `as i32` of an i64). None for anything
+    /// else.
+    fn decode_as_written(data: &[u8], zk_version: i32) -> Option<LeaderIsrAndControllerEpoch> {
+        let mut r = JsonReader { data, at: 0 };
+        r.expect(br#"{"controller_epoch":"#)?;
+        let controller_epoch = r.int()? as i32;
+        r.expect(br#","leader":"#)?;
+        let leader = r.int()? as BrokerId;
+        r.expect(br#","version":1,"leader_epoch":"#)?;
+        let leader_epoch = r.int()? as i32;
+        r.expect(br#","isr":"#)?;
+        let isr = r.int_list()?;
+        r.expect(b"}")?;
+        (r.at == data.len()).then_some(LeaderIsrAndControllerEpoch { leader, leader_epoch, isr, zk_version, controller_epoch })
     }
 }
 
@@ -648,6 +674,27 @@ mod tests {
             br#"{"version":2,"partitions":{"0":[1]},"adding_replicas":[],"removing_replicas":{}}"#,
         ] {
             assert_eq!(decode_topic(odd), decode_topic_value(odd), "{}", String::from_utf8_lossy(odd));
+        }
+    }
+
+    #[test]
+    fn partition_state_reads_alike_as_written_or_through_serde() {
+        let s = LeaderIsrAndControllerEpoch { leader: -1, leader_epoch: 2_000_000_000, isr: vec![], zk_version: 4, controller_epoch: 0 };
+        assert_eq!(LeaderIsrAndControllerEpoch::decode_as_written(&s.encode(), 4), Some(s));
+        for odd in [
+            &br#"{"controller_epoch":1,"leader":4294967297,"version":1,"leader_epoch":0,"isr":[1,-4294967295]}"#[..],
+            br#"{"controller_epoch":1,"leader":-0,"version":1,"leader_epoch":0,"isr":[1]}"#,
+            br#"{"controller_epoch":1,"leader":1,"version":2,"leader_epoch":0,"isr":[1]}"#,
+            br#"{"controller_epoch":1,"leader":1,"version":1,"leader_epoch":0,"isr":[1.0]}"#,
+            br#"{"controller_epoch":1,"leader":1,"version":1,"leader_epoch":0,"isr":[1]}  "#,
+            br#"{"controller_epoch":1,"leader":12345678901234567890,"version":1,"leader_epoch":0,"isr":[]}"#,
+        ] {
+            assert_eq!(
+                LeaderIsrAndControllerEpoch::decode(odd, 1),
+                LeaderIsrAndControllerEpoch::decode_with_serde(odd, 1),
+                "{}",
+                String::from_utf8_lossy(odd)
+            );
         }
     }
 

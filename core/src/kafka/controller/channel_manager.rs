@@ -204,14 +204,14 @@ impl RequestBatch {
                         controller_id,
                         controller_epoch: ctx.epoch,
                         broker_epoch: epoch,
-                        partitions: Arc::new(parts.into_values().map(|p| *p).collect()),
+                        partitions: Arc::new(sized(parts.len(), parts.into_values().map(|p| *p))),
                         live_leaders: leaders.into_iter().collect(),
                     },
                 ));
             }
         }
-        let partitions: Arc<Vec<Arc<UpdateMetadataPartitionState>>> =
-            Arc::new(batch.update_metadata_partitions.keys().filter_map(|tp| update_metadata_state(ctx, tp)).map(Arc::new).collect());
+        let partitions = batch.update_metadata_partitions.keys().filter_map(|tp| update_metadata_state(ctx, tp)).map(Arc::new);
+        let partitions: Arc<Vec<Arc<UpdateMetadataPartitionState>>> = Arc::new(sized(batch.update_metadata_partitions.len(), partitions));
         let live_brokers: Arc<Vec<_>> = Arc::new(ctx.live_brokers().values().map(|(info, _)| info.clone()).collect());
         for b in batch.update_metadata_brokers {
             if let (true, Some(epoch)) = (live.contains(&b), ctx.broker_epoch(b)) {
@@ -235,7 +235,7 @@ impl RequestBatch {
                         controller_id,
                         controller_epoch: ctx.epoch,
                         broker_epoch: epoch,
-                        partitions: Arc::new(parts.into_values().collect()),
+                        partitions: Arc::new(sized(parts.len(), parts.into_values())),
                     },
                 ));
             }
@@ -265,6 +265,15 @@ fn update_metadata_state(ctx: &ControllerContext, tp: &TopicPartition) -> Option
         offline_replicas: replicas.iter().copied().filter(|r| !ctx.is_replica_online(*r, tp, true)).collect(),
         replicas,
     })
+}
+
+/// The items in a vector made at most `len` long at once: the partition
+/// lists of a failover's requests hold hundreds of thousands, and grown by
+/// doubling they were copied at every step.
+fn sized<T>(len: usize, items: impl Iterator<Item = T>) -> Vec<T> {
+    let mut out = Vec::with_capacity(len);
+    out.extend(items);
+    out
 }
 
 /// Whether `set` holds every id of `ids` (ascending), in one pass over both.

@@ -56,12 +56,11 @@ impl Broker {
         let rm = &mut self.replica_manager;
         // The changed partitions leave every fetch session. A session holds
         // a few of them, a failover's request thousands: each session is
-        // walked once against the changed ones, sorted, rather than asked
-        // about each of them.
-        let mut changed: Vec<&TopicPartition> = became_leader.iter().chain(became_follower).collect();
-        changed.sort_unstable();
+        // walked once against the changed ones (in the request's order,
+        // which is sorted), rather than asked about each of them.
+        let (leader, follower) = (sorted(became_leader), sorted(became_follower));
         for s in rm.fetchers.values_mut() {
-            s.partitions.retain(|tp| changed.binary_search(&tp).is_err());
+            s.partitions.retain(|tp| leader.binary_search(tp).is_err() && follower.binary_search(tp).is_err());
         }
         for tp in became_follower {
             if let Some(h) = rm.partitions.get(tp) {
@@ -733,4 +732,16 @@ impl Broker {
 /// `/var/kafka/data-K`.
 pub fn log_dir_path(dir: u32) -> String {
     format!("/var/kafka/data-{dir}")
+}
+
+/// `partitions` in order: as they are when they already are (the lists of a
+/// LeaderAndIsr follow its request, which the controller sends sorted).
+fn sorted(partitions: &[TopicPartition]) -> std::borrow::Cow<'_, [TopicPartition]> {
+    if partitions.is_sorted() {
+        std::borrow::Cow::Borrowed(partitions)
+    } else {
+        let mut owned = partitions.to_vec();
+        owned.sort();
+        std::borrow::Cow::Owned(owned)
+    }
 }
