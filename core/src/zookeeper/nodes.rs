@@ -16,7 +16,7 @@ use std::ops::Bound;
 #[derive(Clone, Default, PartialEq, Eq)]
 pub(super) struct Nodes {
     by_path: HashMap<String, ZNode, BuildHasherDefault<PathHasher>>,
-    paths: BTreeSet<Path>,
+    paths: BTreeSet<String>,
 }
 
 impl Nodes {
@@ -43,7 +43,7 @@ impl Nodes {
     /// Adds or replaces the node at `path`.
     pub(super) fn insert(&mut self, path: String, node: ZNode) {
         if !self.by_path.contains_key(&path) {
-            self.paths.insert(Path(path.clone()));
+            self.paths.insert(path.clone());
         }
         self.by_path.insert(path, node);
     }
@@ -61,17 +61,17 @@ impl Nodes {
 
     /// The nodes whose paths are between `from` and `to`, in path order.
     pub(super) fn range<'a>(&'a self, from: Bound<&str>, to: Bound<&str>) -> impl Iterator<Item = (&'a String, &'a ZNode)> {
-        self.with_nodes(self.paths.range::<str, _>((from, to)))
+        self.with_nodes(self.paths_in(from, to))
     }
 
     /// The paths between `from` and `to`, in order, without their nodes.
-    pub(super) fn paths_in<'a>(&'a self, from: Bound<&str>, to: Bound<&str>) -> impl Iterator<Item = &'a String> {
-        self.paths.range::<str, _>((from, to)).map(|p| &p.0)
+    pub(super) fn paths_in<'a>(&'a self, from: Bound<&str>, to: Bound<&str>) -> std::collections::btree_set::Range<'a, String> {
+        self.paths.range::<str, _>((from, to))
     }
 
-    fn with_nodes<'a>(&'a self, paths: impl Iterator<Item = &'a Path>) -> impl Iterator<Item = (&'a String, &'a ZNode)> {
+    fn with_nodes<'a>(&'a self, paths: impl Iterator<Item = &'a String>) -> impl Iterator<Item = (&'a String, &'a ZNode)> {
         // Every path in the set has its node (they are added and removed together).
-        paths.filter_map(|p| self.by_path.get(p.0.as_str()).map(|n| (&p.0, n)))
+        paths.filter_map(|p| self.by_path.get(p.as_str()).map(|n| (p, n)))
     }
 }
 
@@ -79,52 +79,6 @@ impl std::fmt::Debug for Nodes {
     /// In path order, as an ordered map would print.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_map().entries(self.iter()).finish()
-    }
-}
-
-/// A path in the ordered set, in the order of its bytes (as `str` orders
-/// them), compared eight bytes at a time: a big cluster's paths share some
-/// thirty bytes of prefix, and each insertion compares a new path with
-/// some thirty others, where a call to memcmp for each cost more than the
-/// comparison.
-#[derive(Clone, Debug, PartialEq, Eq)]
-struct Path(String);
-
-impl Ord for Path {
-    fn cmp(&self, other: &Path) -> std::cmp::Ordering {
-        let (a, b) = (self.0.as_bytes(), other.0.as_bytes());
-        let (mut x, mut y) = (a.chunks_exact(8), b.chunks_exact(8));
-        for (p, q) in (&mut x).zip(&mut y) {
-            // Big-endian: the words order as their bytes do.
-            let (p, q) = (
-                u64::from_be_bytes([p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7]]),
-                u64::from_be_bytes([q[0], q[1], q[2], q[3], q[4], q[5], q[6], q[7]]),
-            );
-            if p != q {
-                return p.cmp(&q);
-            }
-        }
-        // The same first words: the rest byte by byte, then the lengths.
-        let done = a.len().min(b.len()) / 8 * 8;
-        for (p, q) in a[done..].iter().zip(&b[done..]) {
-            if p != q {
-                return p.cmp(q);
-            }
-        }
-        a.len().cmp(&b.len())
-    }
-}
-
-impl PartialOrd for Path {
-    fn partial_cmp(&self, other: &Path) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-/// Look-ups by `&str` compare as `str` does: the same order.
-impl std::borrow::Borrow<str> for Path {
-    fn borrow(&self) -> &str {
-        &self.0
     }
 }
 
@@ -164,34 +118,5 @@ impl Hasher for PathHasher {
         // The multiply leaves the high bits best mixed; the table takes its
         // bucket from the low ones.
         self.0.rotate_left(26)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::Path;
-
-    #[test]
-    fn paths_order_as_their_bytes() {
-        let paths = [
-            "",
-            "/",
-            "/a",
-            "/a/b",
-            "/a-",
-            "/a0",
-            "/brokers/topics/t/partitions/1",
-            "/brokers/topics/t/partitions/10",
-            "/brokers/topics/t/partitions/1/state",
-            "/brokers/topics/t/partitions/2",
-            "/brokers/topics/t/partitionsX",
-            "/é",
-            "/\u{7f}",
-        ];
-        for a in paths {
-            for b in paths {
-                assert_eq!(Path(a.into()).cmp(&Path(b.into())), a.cmp(b), "{a} {b}");
-            }
-        }
     }
 }
