@@ -5,7 +5,9 @@
 //! response, then sends the next.
 
 use super::context::ControllerContext;
-use crate::kafka::messages::{ControlRequest, LeaderAndIsrPartitionState, StopReplicaPartitionState, UpdateMetadataPartitionState};
+use crate::kafka::messages::{
+    ControlRequest, LeaderAndIsrPartitionState, StopReplicaPartitionState, UpdateMetadataPartitionState, UpdateMetadataPartitions,
+};
 use crate::kafka::partition_map::PartitionMap;
 use crate::kafka::zk_data::{ReplicaAssignment, LEADER_DURING_DELETE};
 use crate::kafka::BrokerId;
@@ -211,7 +213,7 @@ impl RequestBatch {
             }
         }
         let partitions = batch.update_metadata_partitions.keys().filter_map(|tp| update_metadata_state(ctx, tp)).map(Arc::new);
-        let partitions: Arc<Vec<Arc<UpdateMetadataPartitionState>>> = Arc::new(sized(batch.update_metadata_partitions.len(), partitions));
+        let partitions = UpdateMetadataPartitions::new(sized(batch.update_metadata_partitions.len(), partitions));
         let live_brokers: Arc<Vec<_>> = Arc::new(ctx.live_brokers().values().map(|(info, _)| info.clone()).collect());
         for b in batch.update_metadata_brokers {
             if let (true, Some(epoch)) = (live.contains(&b), ctx.broker_epoch(b)) {
@@ -221,7 +223,7 @@ impl RequestBatch {
                         controller_id,
                         controller_epoch: ctx.epoch,
                         broker_epoch: epoch,
-                        partitions: Arc::clone(&partitions),
+                        partitions: partitions.clone(),
                         live_brokers: Arc::clone(&live_brokers),
                     },
                 ));
