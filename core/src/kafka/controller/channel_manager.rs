@@ -82,15 +82,17 @@ impl ControllerChannelManager {
 
 /// `ControllerBrokerRequestBatch`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-/// The partitions are kept in [`PartitionMap`]s: a failover adds every
-/// replica, one look-up each, and they leave in `TopicPartition` order. A
-/// LeaderAndIsr state is boxed so that its broker's list grows by copying
-/// pointers, not the states.
+/// The LeaderAndIsr states and UpdateMetadata partitions are kept in the
+/// order they are added, a partition perhaps more than once, and put in
+/// `TopicPartition` order, each once, when the batch is built: a failover
+/// adds every replica, for each broker in order, so adding is a push and
+/// building rarely sorts (a look-up per replica in a map of partitions, and
+/// the walk of the maps to send them, were a fifth of the failover).
 pub struct RequestBatch {
-    leader_and_isr: BTreeMap<BrokerId, PartitionMap<Box<LeaderAndIsrPartitionState>>>,
+    leader_and_isr: BTreeMap<BrokerId, Vec<LeaderAndIsrPartitionState>>,
     stop_replica: BTreeMap<BrokerId, PartitionMap<StopReplicaPartitionState>>,
     update_metadata_brokers: BTreeSet<BrokerId>,
-    update_metadata_partitions: PartitionMap<()>,
+    update_metadata_partitions: Vec<TopicPartition>,
     /// The context's `live_brokers_version` when every live broker was last
     /// seen among `update_metadata_brokers`: until the live set changes,
     /// adding them again adds nothing (a failover would otherwise walk the
@@ -119,7 +121,9 @@ impl RequestBatch {
     ) {
         let Some(l) = ctx.leadership.get(tp) else { return };
         for &b in brokers.iter().filter(|b| **b >= 0) {
-            let state = |already_new: bool| LeaderAndIsrPartitionState {
+            // A partition added again replaces its state, which stays new
+            // if it was (see `in_partition_order`).
+            self.leader_and_isr.entry(b).or_default().push(LeaderAndIsrPartitionState {
                 topic: tp.topic.clone(),
                 partition: tp.partition,
                 controller_epoch: l.controller_epoch,
@@ -130,16 +134,8 @@ impl RequestBatch {
                 replicas: assignment.replicas.clone(),
                 adding_replicas: assignment.adding.clone(),
                 removing_replicas: assignment.removing.clone(),
-                is_new: is_new || already_new,
-            };
-            let parts = self.leader_and_isr.entry(b).or_default();
-            // One look-up when the partition is already in (it stays new if it was).
-            match parts.get_mut(tp) {
-                Some(held) => **held = state(held.is_new),
-                None => {
-                    parts.insert(tp.clone(), Box::new(state(false)));
-                }
-            }
+                is_new,
+            });
         }
         self.add_update_metadata_for_live(ctx, tp);
     }
@@ -156,16 +152,14 @@ impl RequestBatch {
             }
             self.live_covered = Some(ctx.live_brokers_version());
         }
-        self.update_metadata_partitions.insert(tp.clone(), ());
+        self.update_metadata_partitions.push(tp.clone());
     }
 
     /// `addUpdateMetadataRequestForBrokers`. (It only adds recipients, so
     /// the live brokers covered stay covered.)
     pub fn add_update_metadata(&mut self, brokers: &[BrokerId], partitions: &[TopicPartition]) {
         self.update_metadata_brokers.extend(brokers.iter().copied().filter(|b| *b >= 0));
-        for tp in partitions {
-            self.update_metadata_partitions.insert(tp.clone(), ());
-        }
+        self.update_metadata_partitions.extend_from_slice(partitions);
     }
 
     /// `addStopReplicaRequestForBrokers`.
@@ -199,21 +193,27 @@ impl RequestBatch {
         let batch = std::mem::take(self);
         for (b, parts) in batch.leader_and_isr {
             if let (true, Some(epoch)) = (live.contains(&b), ctx.broker_epoch(b)) {
-                let leaders: BTreeSet<BrokerId> = parts.values().map(|p| p.leader).filter(|l| live.contains(l)).collect();
+                let parts = in_partition_order(parts);
+                let leaders: BTreeSet<BrokerId> = parts.iter().map(|p| p.leader).filter(|l| live.contains(l)).collect();
                 out.push((
                     b,
                     ControlRequest::LeaderAndIsr {
                         controller_id,
                         controller_epoch: ctx.epoch,
                         broker_epoch: epoch,
-                        partitions: Arc::new(sized(parts.len(), parts.into_values().map(|p| *p))),
+                        partitions: Arc::new(parts),
                         live_leaders: leaders.into_iter().collect(),
                     },
                 ));
             }
         }
-        let partitions = batch.update_metadata_partitions.keys().filter_map(|tp| update_metadata_state(ctx, tp)).map(Arc::new);
-        let partitions = UpdateMetadataPartitions::new(sized(batch.update_metadata_partitions.len(), partitions));
+        let mut listed = batch.update_metadata_partitions;
+        if !listed.is_sorted() {
+            listed.sort();
+        }
+        listed.dedup();
+        let partitions = listed.iter().filter_map(|tp| update_metadata_state(ctx, tp)).map(Arc::new);
+        let partitions = UpdateMetadataPartitions::new(sized(listed.len(), partitions));
         let live_brokers: Arc<Vec<_>> = Arc::new(ctx.live_brokers().values().map(|(info, _)| info.clone()).collect());
         for b in batch.update_metadata_brokers {
             if let (true, Some(epoch)) = (live.contains(&b), ctx.broker_epoch(b)) {
@@ -248,6 +248,32 @@ impl RequestBatch {
         });
         out
     }
+}
+
+/// A broker's LeaderAndIsr states as they were added, in `TopicPartition`
+/// order, each partition once: its last state, new if any of them was
+/// (`addLeaderAndIsrRequestForBrokers` replaces a partition's state and
+/// keeps its isNew). Added in order, as they mostly are, they stay as they
+/// are.
+fn in_partition_order(mut states: Vec<LeaderAndIsrPartitionState>) -> Vec<LeaderAndIsrPartitionState> {
+    fn key(s: &LeaderAndIsrPartitionState) -> (&crate::scenario::Topic, i32) {
+        (&s.topic, s.partition)
+    }
+    if states.windows(2).all(|w| key(&w[0]) < key(&w[1])) {
+        return states;
+    }
+    // Stable: a partition's states stay in the order they were added.
+    states.sort_by(|a, b| key(a).cmp(&key(b)));
+    states.dedup_by(|later, kept| {
+        let same = key(later) == key(kept);
+        if same {
+            let is_new = kept.is_new || later.is_new;
+            std::mem::swap(later, kept);
+            kept.is_new = is_new;
+        }
+        same
+    });
+    states
 }
 
 /// The partition as UpdateMetadata carries it; partitions of topics being
@@ -288,4 +314,46 @@ fn includes_sorted(set: &BTreeSet<BrokerId>, ids: impl Iterator<Item = BrokerId>
         }
     }
     true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn state(topic: &str, partition: i32, leader_epoch: i32, is_new: bool) -> LeaderAndIsrPartitionState {
+        LeaderAndIsrPartitionState {
+            topic: topic.into(),
+            partition,
+            controller_epoch: 1,
+            leader: 1,
+            leader_epoch,
+            isr: vec![1],
+            zk_version: 0,
+            replicas: vec![1],
+            adding_replicas: Vec::new(),
+            removing_replicas: Vec::new(),
+            is_new,
+        }
+    }
+
+    #[test]
+    fn states_come_out_as_a_map_of_the_last_one_would_hold_them() {
+        let mut rng = crate::sim::Rng::seeded(3);
+        for _ in 0..200 {
+            let added: Vec<_> = (0..rng.range_inclusive(0, 12))
+                .map(|i| {
+                    let topic = ["a", "b"][rng.index(2)];
+                    state(topic, rng.range_inclusive(0, 4) as i32 - 1, i as i32, rng.index(2) == 0)
+                })
+                .collect();
+            // What the batch did before: a map, each state replacing the last
+            // one of its partition and keeping its isNew.
+            let mut map: BTreeMap<TopicPartition, LeaderAndIsrPartitionState> = BTreeMap::new();
+            for s in &added {
+                let already_new = map.get(&s.tp()).is_some_and(|held| held.is_new);
+                map.insert(s.tp(), LeaderAndIsrPartitionState { is_new: s.is_new || already_new, ..s.clone() });
+            }
+            assert_eq!(in_partition_order(added), map.into_values().collect::<Vec<_>>());
+        }
+    }
 }
