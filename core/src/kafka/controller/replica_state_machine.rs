@@ -23,17 +23,22 @@ impl KafkaController {
     /// Offline (which removes dead replicas from ISRs).
     pub(super) fn replica_state_machine_startup(&mut self, cx: &mut Cx) -> CResult<()> {
         let (mut online, mut offline) = (Vec::new(), Vec::new());
-        for tp in self.ctx.all_partitions() {
-            for r in self.ctx.replicas(&tp) {
+        let ctx = &self.ctx;
+        for (tp, a) in ctx.assignments.iter() {
+            for &r in &a.replicas {
                 let replica = (tp.clone(), r);
-                if self.ctx.is_replica_online(r, &tp, false) {
-                    self.ctx.replica_states.insert(replica.clone(), ReplicaState::OnlineReplica);
+                if ctx.is_replica_online(r, tp, false) {
                     online.push(replica);
                 } else {
-                    self.ctx.replica_states.insert(replica.clone(), ReplicaState::ReplicaDeletionIneligible);
                     offline.push(replica);
                 }
             }
+        }
+        for (tp, r) in &online {
+            self.ctx.replica_states.replace(tp, *r, ReplicaState::OnlineReplica);
+        }
+        for (tp, r) in &offline {
+            self.ctx.replica_states.replace(tp, *r, ReplicaState::ReplicaDeletionIneligible);
         }
         self.step(
             cx,
@@ -93,10 +98,11 @@ impl KafkaController {
             }
         }
         let valid_states = valid;
-        let valid: Vec<TopicPartition> = valid_states.iter().map(|(tp, _)| tp.clone()).collect();
+        // The partitions alone, for the transitions that need no earlier state.
+        let partitions = || -> Vec<TopicPartition> { valid_states.iter().map(|(tp, _)| tp.clone()).collect() };
         match target {
             ReplicaState::NewReplica => {
-                for tp in &valid {
+                for tp in &partitions() {
                     if let Some(l) = self.ctx.leadership.get(tp) {
                         if l.leader == b {
                             self.step(cx, SRC, format!("replica {b} of {tp} cannot become NewReplica: it is the leader"), json!({}));
@@ -125,6 +131,7 @@ impl KafkaController {
                 }
             }
             ReplicaState::OfflineReplica => {
+                let valid = partitions();
                 for tp in &valid {
                     self.batch.add_stop_replica(&self.ctx, &[b], tp, false);
                 }
@@ -145,18 +152,18 @@ impl KafkaController {
                 }
             }
             ReplicaState::ReplicaDeletionStarted => {
-                for tp in &valid {
+                for tp in &partitions() {
                     self.batch.add_stop_replica(&self.ctx, &[b], tp, true);
                     self.mark_replica(cx, tp, b, target, total);
                 }
             }
             ReplicaState::ReplicaDeletionIneligible | ReplicaState::ReplicaDeletionSuccessful => {
-                for tp in &valid {
+                for tp in &partitions() {
                     self.mark_replica(cx, tp, b, target, total);
                 }
             }
             ReplicaState::NonExistentReplica => {
-                for tp in &valid {
+                for tp in &partitions() {
                     if let Some(a) = self.ctx.assignment_mut(tp) {
                         a.replicas.retain(|r| *r != b);
                         a.adding.retain(|r| *r != b);
