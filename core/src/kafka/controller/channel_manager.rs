@@ -9,7 +9,7 @@ use crate::kafka::messages::{
     ControlRequest, LeaderAndIsrPartitionState, StopReplicaPartitionState, UpdateMetadataPartitionState, UpdateMetadataPartitions,
 };
 use crate::kafka::partition_map::PartitionMap;
-use crate::kafka::zk_data::{ReplicaAssignment, LEADER_DURING_DELETE};
+use crate::kafka::zk_data::{LeaderIsrAndControllerEpoch, ReplicaAssignment, LEADER_DURING_DELETE};
 use crate::kafka::BrokerId;
 use crate::scenario::TopicPartition;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
@@ -119,7 +119,22 @@ impl RequestBatch {
         assignment: &ReplicaAssignment,
         is_new: bool,
     ) {
-        let Some(l) = ctx.leadership.get(tp) else { return };
+        if let Some(l) = ctx.leadership.get(tp) {
+            self.add_leader_and_isr_of(ctx, l, brokers, tp, assignment, is_new);
+        }
+    }
+
+    /// `add_leader_and_isr` with the partition's leadership in hand (a
+    /// failover adds every replica, and has just looked it up).
+    pub fn add_leader_and_isr_of(
+        &mut self,
+        ctx: &ControllerContext,
+        l: &LeaderIsrAndControllerEpoch,
+        brokers: &[BrokerId],
+        tp: &TopicPartition,
+        assignment: &ReplicaAssignment,
+        is_new: bool,
+    ) {
         for &b in brokers.iter().filter(|b| **b >= 0) {
             // A partition added again replaces its state, which stays new
             // if it was (see `in_partition_order`).

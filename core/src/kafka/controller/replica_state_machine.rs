@@ -109,7 +109,7 @@ impl KafkaController {
                             continue;
                         }
                         let a = self.ctx.assignment(tp).unwrap_or(&NO_ASSIGNMENT);
-                        self.batch.add_leader_and_isr(&self.ctx, &[b], tp, a, true);
+                        self.batch.add_leader_and_isr_of(&self.ctx, l, &[b], tp, a, true);
                     }
                     self.mark_replica(cx, tp, b, target, total);
                 }
@@ -123,9 +123,9 @@ impl KafkaController {
                                 a.replicas.push(b);
                             }
                         }
-                    } else if self.ctx.leadership.contains_key(tp) {
+                    } else if let Some(l) = self.ctx.leadership.get(tp) {
                         let a = self.ctx.assignment(tp).unwrap_or(&NO_ASSIGNMENT);
-                        self.batch.add_leader_and_isr(&self.ctx, &[b], tp, a, false);
+                        self.batch.add_leader_and_isr_of(&self.ctx, l, &[b], tp, a, false);
                     }
                     self.mark_replica(cx, tp, b, target, total);
                 }
