@@ -73,8 +73,8 @@ impl<E> EventQueue<E> {
     }
 
     /// Whether any pending event satisfies `pred` (order does not matter).
-    pub fn any(&self, mut pred: impl FnMut(&E) -> bool) -> bool {
-        self.slots.iter().flatten().any(|e| pred(e))
+    pub fn any(&self, pred: impl FnMut(&E) -> bool) -> bool {
+        self.slots.iter().flatten().any(pred)
     }
 }
 
