@@ -20,6 +20,9 @@ use serde_json::json;
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
+/// No parked fetch's token: the tokens handed out start at 1.
+const NO_TOKEN: u64 = 0;
+
 /// `replica.fetch.backoff.ms`.
 const FETCH_BACKOFF_MS: u64 = 1000;
 /// ZkIsrManager's numbers (2.8): check every 2.5 s, publish after 5 s of
@@ -229,9 +232,19 @@ impl Broker {
         if self.parked_tokens.get(&follower) != Some(&token) {
             return;
         }
-        self.parked_tokens.remove(&follower);
+        self.spend_parked_token(follower);
         if let Some((generation, incarnation, partitions)) = self.replica_manager.delayed_fetches.remove(&follower) {
             self.respond_fetch(io, follower, incarnation, generation, &partitions);
+        }
+    }
+
+    /// The follower's parked fetch is answered: an expiry still on its way
+    /// finds no token of its own. The entry stays (as [`NO_TOKEN`]) rather
+    /// than leave the map and come back with the next fetch parked, twice
+    /// a second per follower.
+    fn spend_parked_token(&mut self, follower: BrokerId) {
+        if let Some(token) = self.parked_tokens.get_mut(&follower) {
+            *token = NO_TOKEN;
         }
     }
 
@@ -380,7 +393,7 @@ impl Broker {
         let waiting: Vec<BrokerId> =
             self.replica_manager.delayed_fetches.iter().filter(|(_, d)| d.2.iter().any(|(t, _)| t == tp)).map(|(f, _)| *f).collect();
         for f in waiting {
-            self.parked_tokens.remove(&f);
+            self.spend_parked_token(f);
             if let Some((generation, incarnation, partitions)) = self.replica_manager.delayed_fetches.remove(&f) {
                 self.respond_fetch(io, f, incarnation, generation, &partitions);
             }
