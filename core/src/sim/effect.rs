@@ -61,6 +61,13 @@ impl Effects {
     pub fn is_empty(&self) -> bool {
         self.first.is_empty() && self.more.iter().all(Vec::is_empty)
     }
+
+    /// The chunks, in order: the effects as they were added, taken a chunk
+    /// at a time (a loop per chunk costs less per effect than one flattened
+    /// iterator, and the simulator applies every effect of a run).
+    pub fn into_chunks(self) -> impl Iterator<Item = Vec<Effect>> {
+        std::iter::once(self.first).chain(self.more)
+    }
 }
 
 impl IntoIterator for Effects {

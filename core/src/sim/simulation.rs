@@ -192,10 +192,13 @@ impl Sim {
         // Room for every step at once: a big event records hundreds of
         // thousands, and the queue would otherwise be copied at each doubling.
         self.pending.reserve(fx.len());
-        for effect in fx {
-            match effect {
-                Effect::Schedule { after_ms, event } => self.queue.push(self.now.plus(after_ms), event),
-                Effect::Record(r) => self.pending.push_back((self.now, r)),
+        // Chunk by chunk, in the order they were added.
+        for chunk in fx.into_chunks() {
+            for effect in chunk {
+                match effect {
+                    Effect::Schedule { after_ms, event } => self.queue.push(self.now.plus(after_ms), event),
+                    Effect::Record(r) => self.pending.push_back((self.now, r)),
+                }
             }
         }
     }
