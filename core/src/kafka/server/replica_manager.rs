@@ -327,7 +327,10 @@ pub struct ReplicaManager {
     pub fetch_paused: BTreeSet<TopicPartition>,
     /// Fetches a leader holds back because there was nothing new
     /// (follower → the partitions it asked for and the session generation).
-    pub delayed_fetches: BTreeMap<BrokerId, ParkedFetch>,
+    /// A follower whose parked fetch was answered keeps its entry, empty:
+    /// a fetch is parked and answered twice a second per follower, and the
+    /// map no longer changes shape each time.
+    pub delayed_fetches: BTreeMap<BrokerId, Option<ParkedFetch>>,
     /// The last answer to each follower, reused while its request and the
     /// partitions are unchanged (the follower then knows it by address).
     pub fetch_responses: BTreeMap<BrokerId, CachedResponse>,

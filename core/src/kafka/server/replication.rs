@@ -158,7 +158,7 @@ impl Broker {
         } else {
             self.replica_manager.next_token += 1;
             let token = self.replica_manager.next_token;
-            self.replica_manager.delayed_fetches.insert(follower, (generation, follower_incarnation, partitions));
+            self.replica_manager.delayed_fetches.insert(follower, Some((generation, follower_incarnation, partitions)));
             io.fx.schedule(
                 self.config.replica_fetch_wait_max_ms,
                 Event::Broker { id: self.id, incarnation: self.incarnation, what: BrokerEvent::DelayedFetchExpired { follower, token } },
@@ -233,7 +233,7 @@ impl Broker {
             return;
         }
         self.spend_parked_token(follower);
-        if let Some((generation, incarnation, partitions)) = self.replica_manager.delayed_fetches.remove(&follower) {
+        if let Some((generation, incarnation, partitions)) = self.replica_manager.delayed_fetches.get_mut(&follower).and_then(Option::take) {
             self.respond_fetch(io, follower, incarnation, generation, &partitions);
         }
     }
@@ -391,10 +391,10 @@ impl Broker {
         );
         // Complete the fetches parked on this partition.
         let waiting: Vec<BrokerId> =
-            self.replica_manager.delayed_fetches.iter().filter(|(_, d)| d.2.iter().any(|(t, _)| t == tp)).map(|(f, _)| *f).collect();
+            self.replica_manager.delayed_fetches.iter().filter(|(_, d)| d.as_ref().is_some_and(|d| d.2.iter().any(|(t, _)| t == tp))).map(|(f, _)| *f).collect();
         for f in waiting {
             self.spend_parked_token(f);
-            if let Some((generation, incarnation, partitions)) = self.replica_manager.delayed_fetches.remove(&f) {
+            if let Some((generation, incarnation, partitions)) = self.replica_manager.delayed_fetches.get_mut(&f).and_then(Option::take) {
                 self.respond_fetch(io, f, incarnation, generation, &partitions);
             }
         }
