@@ -102,7 +102,7 @@ pub struct RequestBatch {
 
 impl RequestBatch {
     pub fn is_empty(&self) -> bool {
-        self.leader_and_isr.is_empty() && self.stop_replica.is_empty() && self.update_metadata_brokers.is_empty()
+        self.leader_and_isr.values().all(Vec::is_empty) && self.stop_replica.is_empty() && self.update_metadata_brokers.is_empty()
     }
 
     pub fn clear(&mut self) {
@@ -121,6 +121,14 @@ impl RequestBatch {
     ) {
         if let Some(l) = ctx.leadership.get(tp) {
             self.add_leader_and_isr_of(ctx, l, brokers, tp, assignment, is_new);
+        }
+    }
+
+    /// Room for `more` LeaderAndIsr states to broker `b`, so that a list of
+    /// thousands is not copied as it grows (a list left empty sends nothing).
+    pub fn reserve_leader_and_isr(&mut self, b: BrokerId, more: usize) {
+        if b >= 0 {
+            self.leader_and_isr.entry(b).or_default().reserve(more);
         }
     }
 
@@ -206,7 +214,8 @@ impl RequestBatch {
         let live = ctx.live_or_shutting_down();
         let mut out = Vec::new();
         let batch = std::mem::take(self);
-        for (b, parts) in batch.leader_and_isr {
+        // A broker whose list was made room for but got no state is sent nothing.
+        for (b, parts) in batch.leader_and_isr.into_iter().filter(|(_, parts)| !parts.is_empty()) {
             if let (true, Some(epoch)) = (live.contains(&b), ctx.broker_epoch(b)) {
                 let parts = in_partition_order(parts);
                 let leaders: BTreeSet<BrokerId> = parts.iter().map(|p| p.leader).filter(|l| live.contains(l)).collect();

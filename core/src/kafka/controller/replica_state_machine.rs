@@ -115,6 +115,9 @@ impl KafkaController {
                 }
             }
             ReplicaState::OnlineReplica => {
+                // Room for a LeaderAndIsr state per partition (a failover's
+                // startup sends one for every replica of the broker).
+                self.batch.reserve_leader_and_isr(b, valid_states.len());
                 for (tp, before) in &valid_states {
                     let cur = if distinct { *before } else { self.ctx.replica_state_of(tp, b) };
                     if cur == ReplicaState::NewReplica {

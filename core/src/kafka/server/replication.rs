@@ -233,7 +233,8 @@ impl Broker {
             return;
         }
         self.spend_parked_token(follower);
-        if let Some((generation, incarnation, partitions)) = self.replica_manager.delayed_fetches.get_mut(&follower).and_then(Option::take) {
+        if let Some((generation, incarnation, partitions)) = self.replica_manager.delayed_fetches.get_mut(&follower).and_then(Option::take)
+        {
             self.respond_fetch(io, follower, incarnation, generation, &partitions);
         }
     }
@@ -390,8 +391,13 @@ impl Broker {
             json!({"partition": tp.to_string(), "messages": messages, "leo": leo, "hw": hw}),
         );
         // Complete the fetches parked on this partition.
-        let waiting: Vec<BrokerId> =
-            self.replica_manager.delayed_fetches.iter().filter(|(_, d)| d.as_ref().is_some_and(|d| d.2.iter().any(|(t, _)| t == tp))).map(|(f, _)| *f).collect();
+        let waiting: Vec<BrokerId> = self
+            .replica_manager
+            .delayed_fetches
+            .iter()
+            .filter(|(_, d)| d.as_ref().is_some_and(|d| d.2.iter().any(|(t, _)| t == tp)))
+            .map(|(f, _)| *f)
+            .collect();
         for f in waiting {
             self.spend_parked_token(f);
             if let Some((generation, incarnation, partitions)) = self.replica_manager.delayed_fetches.get_mut(&f).and_then(Option::take) {
