@@ -42,10 +42,9 @@ impl Nodes {
 
     /// Adds or replaces the node at `path`.
     pub(super) fn insert(&mut self, path: String, node: ZNode) {
-        if !self.by_path.contains_key(&path) {
-            self.paths.insert(path.clone());
+        if self.by_path.insert(path.clone(), node).is_none() {
+            self.paths.insert(path);
         }
-        self.by_path.insert(path, node);
     }
 
     pub(super) fn remove(&mut self, path: &str) -> Option<ZNode> {
