@@ -4,9 +4,9 @@
 //! watch events.
 
 use super::error::KeeperError;
-use super::nodes::Nodes;
 use super::path;
 use super::stat::{SessionId, Stat, Zxid};
+use std::collections::btree_map::Entry;
 use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Bound;
 use std::sync::Arc;
@@ -88,7 +88,7 @@ pub struct DataTree {
     /// Shared with the timeline's snapshots of the tree until the next write
     /// (copy on write): a snapshot of a big cluster then costs little to
     /// take and to keep while its ZooKeeper is quiet (issue 9).
-    nodes: Arc<Nodes>,
+    nodes: Arc<BTreeMap<String, ZNode>>,
     ephemerals: BTreeMap<SessionId, BTreeSet<String>>,
 }
 
@@ -104,7 +104,7 @@ impl DataTree {
     /// counters the real server reports (root cversion -1, `/zookeeper` -2,
     /// `/zookeeper/config` aversion -1).
     pub fn new() -> DataTree {
-        let mut nodes = Nodes::default();
+        let mut nodes = BTreeMap::new();
         let root = ZNode::new(Vec::new(), Stat { cversion: -1, num_children: 1, ..Stat::default() });
         let zk = ZNode::new(Vec::new(), Stat { cversion: -2, num_children: 2, ..Stat::default() });
         nodes.insert("/".to_string(), root);
@@ -135,7 +135,7 @@ impl DataTree {
     /// from `path/` up to `path0` ('0' follows '/').
     pub fn descendants(&self, path: &str) -> impl Iterator<Item = (&String, &ZNode)> {
         let (from, to) = (format!("{path}/"), format!("{path}0"));
-        self.nodes.range(Bound::Included(from.as_str()), Bound::Excluded(to.as_str()))
+        self.nodes.range::<str, _>((Bound::Included(from.as_str()), Bound::Excluded(to.as_str())))
     }
 
     /// The ephemeral paths a session owns, in path order.
@@ -151,7 +151,7 @@ impl DataTree {
         let mut from = prefix.clone();
         loop {
             let mut skip_to = None;
-            for key in self.nodes.paths_in(Bound::Included(from.as_str()), Bound::Unbounded) {
+            for (key, _) in self.nodes.range::<str, _>((Bound::Included(from.as_str()), Bound::Unbounded)) {
                 let Some(rest) = key.strip_prefix(prefix.as_str()) else { return out };
                 match rest.find('/') {
                     // `/` itself, when listing the root.
@@ -187,19 +187,16 @@ impl DataTree {
         if path == "/" {
             return Err(KeeperError::NodeExists);
         }
+        // Two descents when it succeeds: the parent's, updated at once, and
+        // the new node's; the parent is put back if the node exists.
         let parent_path = path::parent(path);
-        let parent = self.nodes.get(parent_path).ok_or(KeeperError::NoNode)?;
+        let parent = Arc::make_mut(&mut self.nodes).get_mut(parent_path).ok_or(KeeperError::NoNode)?;
         let full = if mode.sequential { format!("{path}{:010}", parent.child_creations) } else { path.to_string() };
         // An ephemeral parent has no children, so NodeExists (checked
         // first by the server) cannot apply to it.
         if parent.is_ephemeral() {
             return Err(KeeperError::NoChildrenForEphemerals);
         }
-        if self.nodes.contains_key(&full) {
-            return Err(KeeperError::NodeExists);
-        }
-        let nodes = Arc::make_mut(&mut self.nodes);
-        let parent = nodes.get_mut(parent_path).expect("found above");
         let (parent_stat, parent_creations) = (parent.stat, parent.child_creations);
         parent.child_creations += 1;
         parent.stat.cversion += 1;
@@ -216,13 +213,24 @@ impl DataTree {
             data_length: data.len() as i32,
             ..Stat::default()
         };
-        nodes.insert(full.clone(), ZNode::new(data, stat));
-        txn.keep_undo(|| Undo::Created { path: full.clone(), parent_stat, parent_creations });
-        if owner != 0 {
-            self.ephemerals.entry(owner).or_default().insert(full.clone());
+        match Arc::make_mut(&mut self.nodes).entry(full) {
+            Entry::Occupied(_) => {
+                let parent = Arc::make_mut(&mut self.nodes).get_mut(parent_path).expect("found above");
+                parent.stat = parent_stat;
+                parent.child_creations = parent_creations;
+                Err(KeeperError::NodeExists)
+            }
+            Entry::Vacant(v) => {
+                let full = v.key().clone();
+                v.insert(ZNode::new(data, stat));
+                txn.keep_undo(|| Undo::Created { path: full.clone(), parent_stat, parent_creations });
+                if owner != 0 {
+                    self.ephemerals.entry(owner).or_default().insert(full.clone());
+                }
+                txn.note(|| Change::Created(full.clone()));
+                Ok(full)
+            }
         }
-        txn.note(|| Change::Created(full.clone()));
-        Ok(full)
     }
 
     /// `delete`: node exists, version matches, no children.

@@ -5,7 +5,6 @@
 
 pub mod data_tree;
 pub mod error;
-mod nodes;
 pub mod path;
 pub mod request;
 pub mod server;

@@ -15,12 +15,6 @@ fn plainly_valid(path: &[u8], sequential: bool) -> bool {
     if rest.is_empty() {
         return true;
     }
-    // Most paths hold no dot: then only an empty segment can be wrong (a
-    // pass over the bytes without branches, then a search for `//`).
-    let printable_without_dots = rest.iter().fold(true, |ok, &b| ok & (0x20..0x7f).contains(&b) & (b != b'.'));
-    if printable_without_dots {
-        return !path.windows(2).any(|w| w == b"//") && (sequential || path.last() != Some(&b'/'));
-    }
     // Bytes since the last '/', and whether they are all dots.
     let (mut len, mut dots) = (0usize, 0usize);
     for &b in rest {
