@@ -21,6 +21,13 @@ pub mod zookeeper_client;
 /// A broker id (`broker.id`).
 pub type BrokerId = i32;
 
+/// `broker-ID` followed by `part` (`/controller`, ...): who a step is by.
+/// Appended rather than formatted: every handler names its actor, a big
+/// run some millions of times.
+pub(crate) fn actor_name(id: BrokerId, part: &str) -> String {
+    ["broker-", itoa::Buffer::new().format(id), part].concat()
+}
+
 /// `[a, b, c]` without quotes: how summaries list topics, partitions and
 /// brokers (a `trace contains` check then matches the text as shown).
 pub fn show<T: std::fmt::Display>(items: impl IntoIterator<Item = T>) -> String {

@@ -42,23 +42,54 @@ pub const PERSISTENT_ZK_PATHS: &[&str] = &[
 ];
 
 pub fn broker_path(id: BrokerId) -> String {
-    format!("{BROKER_IDS}/{id}")
+    let mut p = String::with_capacity(BROKER_IDS.len() + 12);
+    p.push_str(BROKER_IDS);
+    p.push('/');
+    push_int(&mut p, id);
+    p
 }
 
 pub fn topic_path(topic: &str) -> String {
-    format!("{BROKER_TOPICS}/{topic}")
+    [BROKER_TOPICS, "/", topic].concat()
 }
 
 pub fn partitions_path(topic: &str) -> String {
-    format!("{BROKER_TOPICS}/{topic}/partitions")
+    [BROKER_TOPICS, "/", topic, "/partitions"].concat()
 }
 
+/// The paths of a partition are built by appending, not with `format!`: a
+/// big cluster builds a few of them per partition at every creation and
+/// failover, and the formatting machinery was most of their cost (issue 9).
 pub fn partition_path(tp: &TopicPartition) -> String {
-    format!("{BROKER_TOPICS}/{}/partitions/{}", tp.topic, tp.partition)
+    let mut p = String::with_capacity(partition_path_len(tp) + "/state".len());
+    push_partition_path(&mut p, tp);
+    p
 }
 
 pub fn partition_state_path(tp: &TopicPartition) -> String {
-    format!("{}/state", partition_path(tp))
+    let mut p = String::with_capacity(partition_path_len(tp) + "/state".len());
+    push_partition_path(&mut p, tp);
+    p.push_str("/state");
+    p
+}
+
+/// `/brokers/topics/T/partitions/P`, appended to `p`.
+fn push_partition_path(p: &mut String, tp: &TopicPartition) {
+    p.push_str(BROKER_TOPICS);
+    p.push('/');
+    p.push_str(&tp.topic);
+    p.push_str("/partitions/");
+    push_int(p, tp.partition);
+}
+
+/// An upper bound of `push_partition_path`'s length (an i32 has at most 11 characters).
+fn partition_path_len(tp: &TopicPartition) -> usize {
+    BROKER_TOPICS.len() + "/".len() + tp.topic.len() + "/partitions/".len() + 11
+}
+
+/// `n` in decimal, as `Display` writes it.
+fn push_int(p: &mut String, n: i32) {
+    p.push_str(itoa::Buffer::new().format(n));
 }
 
 /// The topic and partition of a partition state znode's path
@@ -72,11 +103,11 @@ pub fn parse_partition_state_path(path: &str) -> Option<(&str, i32)> {
 }
 
 pub fn delete_topic_path(topic: &str) -> String {
-    format!("{DELETE_TOPICS}/{topic}")
+    [DELETE_TOPICS, "/", topic].concat()
 }
 
 pub fn topic_config_path(topic: &str) -> String {
-    format!("/config/topics/{topic}")
+    ["/config/topics/", topic].concat()
 }
 
 /// `BrokerInfo`: what `/brokers/ids/<id>` holds.
@@ -157,19 +188,30 @@ pub const NO_LEADER: BrokerId = -1;
 pub const LEADER_DURING_DELETE: BrokerId = -2;
 
 impl LeaderIsrAndControllerEpoch {
-    /// `TopicPartitionStateZNode.encode` (the observed key order).
+    /// `TopicPartitionStateZNode.encode` (the observed key order), written
+    /// straight out: the same bytes as serde_json gives the JSON object, for
+    /// a tenth of the work (every created and elected partition writes one).
     pub fn encode(&self) -> Vec<u8> {
-        serde_json::to_vec(&json!({
-            "controller_epoch": self.controller_epoch,
-            "leader": self.leader,
-            "version": 1,
-            "leader_epoch": self.leader_epoch,
-            "isr": self.isr,
-        }))
-        .unwrap_or_default()
+        let mut out = Vec::with_capacity(80);
+        out.extend_from_slice(b"{\"controller_epoch\":");
+        push_json_int(&mut out, self.controller_epoch);
+        out.extend_from_slice(b",\"leader\":");
+        push_json_int(&mut out, self.leader);
+        out.extend_from_slice(b",\"version\":1,\"leader_epoch\":");
+        push_json_int(&mut out, self.leader_epoch);
+        out.extend_from_slice(b",\"isr\":");
+        push_json_list(&mut out, &self.isr);
+        out.push(b'}');
+        out
     }
 
     pub fn decode(data: &[u8], zk_version: i32) -> Option<LeaderIsrAndControllerEpoch> {
+        // As `encode` writes it, read without serde (a failover reads every
+        // partition's state); anything else through serde.
+        Self::decode_as_written(data, zk_version).or_else(|| Self::decode_with_serde(data, zk_version))
+    }
+
+    fn decode_with_serde(data: &[u8], zk_version: i32) -> Option<LeaderIsrAndControllerEpoch> {
         // Straight into the fields (a failover reads every partition's state):
         // what Kafka writes always reads this way. Anything else (a field
         // twice, say, from a console `set`) goes the general way below, so
@@ -201,6 +243,26 @@ impl LeaderIsrAndControllerEpoch {
             zk_version,
             controller_epoch: v.get("controller_epoch")?.as_i64()? as i32,
         })
+    }
+}
+
+impl LeaderIsrAndControllerEpoch {
+    /// A state znode exactly as [`LeaderIsrAndControllerEpoch::encode`]
+    /// writes it, numbers within an i32 as they are after the i64 cast
+    /// (the general readings take `as i32` of an i64). None for anything
+    /// else.
+    fn decode_as_written(data: &[u8], zk_version: i32) -> Option<LeaderIsrAndControllerEpoch> {
+        let mut r = JsonReader { data, at: 0 };
+        r.expect(br#"{"controller_epoch":"#)?;
+        let controller_epoch = r.int()? as i32;
+        r.expect(br#","leader":"#)?;
+        let leader = r.int()? as BrokerId;
+        r.expect(br#","version":1,"leader_epoch":"#)?;
+        let leader_epoch = r.int()? as i32;
+        r.expect(br#","isr":"#)?;
+        let isr = r.int_list()?;
+        r.expect(b"}")?;
+        (r.at == data.len()).then_some(LeaderIsrAndControllerEpoch { leader, leader_epoch, isr, zk_version, controller_epoch })
     }
 }
 
@@ -251,26 +313,182 @@ impl ReplicaAssignment {
     }
 }
 
-/// `TopicZNode.encode` version 2 (IBP below 2.8-IV0 writes no topic id).
+/// `TopicZNode.encode` version 2 (IBP below 2.8-IV0 writes no topic id):
+/// the bytes serde_json gives the JSON object, written straight out (a
+/// topic of 10,000 partitions built a map of 10,000 JSON lists).
 pub fn encode_topic(assignment: &BTreeMap<i32, ReplicaAssignment>) -> Vec<u8> {
-    let part = |f: &dyn Fn(&ReplicaAssignment) -> Option<Vec<BrokerId>>| -> Value {
-        let mut m = Map::new();
-        for (p, a) in assignment {
-            if let Some(v) = f(a) {
-                m.insert(p.to_string(), json!(v));
-            }
+    let mut out = Vec::with_capacity(96 + 16 * assignment.len());
+    out.extend_from_slice(br#"{"version":2,"partitions":"#);
+    push_json_lists(&mut out, assignment, |a| &a.replicas, false);
+    out.extend_from_slice(br#","adding_replicas":"#);
+    push_json_lists(&mut out, assignment, |a| &a.adding, true);
+    out.extend_from_slice(br#","removing_replicas":"#);
+    push_json_lists(&mut out, assignment, |a| &a.removing, true);
+    out.push(b'}');
+    out
+}
+
+/// `{"P":[...],...}` of one list of each partition's assignment, in
+/// partition order; empty lists left out if `skip_empty`.
+fn push_json_lists(
+    out: &mut Vec<u8>,
+    assignment: &BTreeMap<i32, ReplicaAssignment>,
+    list: fn(&ReplicaAssignment) -> &Vec<BrokerId>,
+    skip_empty: bool,
+) {
+    out.push(b'{');
+    let mut first = true;
+    for (p, a) in assignment {
+        let l = list(a);
+        if skip_empty && l.is_empty() {
+            continue;
         }
-        Value::Object(m)
-    };
-    let partitions = part(&|a| Some(a.replicas.clone()));
-    let adding = part(&|a| (!a.adding.is_empty()).then(|| a.adding.clone()));
-    let removing = part(&|a| (!a.removing.is_empty()).then(|| a.removing.clone()));
-    serde_json::to_vec(&json!({"version": 2, "partitions": partitions, "adding_replicas": adding, "removing_replicas": removing}))
-        .unwrap_or_default()
+        if !first {
+            out.push(b',');
+        }
+        first = false;
+        out.push(b'"');
+        push_json_int(out, *p);
+        out.extend_from_slice(b"\":");
+        push_json_list(out, l);
+    }
+    out.push(b'}');
+}
+
+/// A JSON list of integers, as serde_json writes it.
+fn push_json_list(out: &mut Vec<u8>, ids: &[BrokerId]) {
+    out.push(b'[');
+    for (i, id) in ids.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        push_json_int(out, *id);
+    }
+    out.push(b']');
+}
+
+fn push_json_int(out: &mut Vec<u8>, n: i32) {
+    out.extend_from_slice(itoa::Buffer::new().format(n).as_bytes());
 }
 
 /// `TopicZNode.decode`: tolerates v1 and missing adding/removing maps.
 pub fn decode_topic(data: &[u8]) -> Option<BTreeMap<i32, ReplicaAssignment>> {
+    decode_topic_as_written(data).or_else(|| decode_topic_value(data))
+}
+
+/// A topic znode exactly as [`encode_topic`] writes it, read without
+/// building a JSON value (a failover reads ten of 10,000 partitions each,
+/// and the values were 4% of the run). None for anything else — spaces,
+/// another key order, v1, numbers that are not plain integers, partitions
+/// out of order or twice — which [`decode_topic_value`] then reads, so the
+/// outcome is the same whatever the znode holds.
+fn decode_topic_as_written(data: &[u8]) -> Option<BTreeMap<i32, ReplicaAssignment>> {
+    let mut r = JsonReader { data, at: 0 };
+    r.expect(br#"{"version":2,"partitions":"#)?;
+    let partitions = r.int_lists()?;
+    r.expect(br#","adding_replicas":"#)?;
+    let adding = r.int_lists()?;
+    r.expect(br#","removing_replicas":"#)?;
+    let removing = r.int_lists()?;
+    r.expect(b"}")?;
+    if r.at != data.len() {
+        return None;
+    }
+    // The lists of the partitions' keys: both maps are in key order.
+    let (mut adding, mut removing) = (adding.into_iter().peekable(), removing.into_iter().peekable());
+    let of = |lists: &mut std::iter::Peekable<std::vec::IntoIter<(i32, Vec<BrokerId>)>>, p: i32| {
+        while lists.next_if(|(q, _)| *q < p).is_some() {}
+        lists.next_if(|(q, _)| *q == p).map(|(_, l)| l).unwrap_or_default()
+    };
+    Some(
+        partitions
+            .into_iter()
+            .map(|(p, replicas)| {
+                let adding = of(&mut adding, p);
+                let removing = of(&mut removing, p);
+                (p, ReplicaAssignment { replicas, adding, removing })
+            })
+            .collect(),
+    )
+}
+
+/// The plain integers and maps of integer lists that Kafka's znodes hold,
+/// in the one spelling serde_json writes them; None wherever the text
+/// strays from it.
+struct JsonReader<'a> {
+    data: &'a [u8],
+    at: usize,
+}
+
+impl JsonReader<'_> {
+    fn expect(&mut self, text: &[u8]) -> Option<()> {
+        let rest = self.data.get(self.at..)?;
+        rest.starts_with(text).then(|| self.at += text.len())
+    }
+
+    fn next_is(&mut self, b: u8) -> bool {
+        self.expect(&[b]).is_some()
+    }
+
+    /// An integer as serde_json writes one: `0`, or an optional `-` and
+    /// digits without a leading zero (not `-0`), at most 18 digits so that
+    /// it is exact in an i64, and not the start of a fraction or exponent.
+    fn int(&mut self) -> Option<i64> {
+        let negative = self.next_is(b'-');
+        let digits = self.data.get(self.at..)?.iter().take_while(|b| b.is_ascii_digit()).count();
+        let text = &self.data[self.at..self.at + digits];
+        if digits == 0 || digits > 18 || (text[0] == b'0' && (digits > 1 || negative)) {
+            return None;
+        }
+        if matches!(self.data.get(self.at + digits), Some(b'.' | b'e' | b'E')) {
+            return None;
+        }
+        self.at += digits;
+        let n = text.iter().fold(0i64, |n, d| n * 10 + i64::from(d - b'0'));
+        Some(if negative { -n } else { n })
+    }
+
+    /// `[1,2,3]`: the ids as `as BrokerId` takes them from an i64.
+    fn int_list(&mut self) -> Option<Vec<BrokerId>> {
+        self.expect(b"[")?;
+        let mut list = Vec::with_capacity(4);
+        if self.next_is(b']') {
+            return Some(list);
+        }
+        loop {
+            list.push(self.int()? as BrokerId);
+            if self.next_is(b']') {
+                return Some(list);
+            }
+            self.expect(b",")?;
+        }
+    }
+
+    /// `{"0":[..],"1":[..]}`: keys that are i32s in ascending order.
+    fn int_lists(&mut self) -> Option<Vec<(i32, Vec<BrokerId>)>> {
+        self.expect(b"{")?;
+        let mut out: Vec<(i32, Vec<BrokerId>)> = Vec::new();
+        if self.next_is(b'}') {
+            return Some(out);
+        }
+        loop {
+            self.expect(b"\"")?;
+            let key = i32::try_from(self.int()?).ok()?;
+            if out.last().is_some_and(|(last, _)| *last >= key) {
+                return None;
+            }
+            self.expect(b"\":")?;
+            out.push((key, self.int_list()?));
+            if self.next_is(b'}') {
+                return Some(out);
+            }
+            self.expect(b",")?;
+        }
+    }
+}
+
+/// `TopicZNode.decode` through a JSON value: any spelling, v1, missing maps.
+fn decode_topic_value(data: &[u8]) -> Option<BTreeMap<i32, ReplicaAssignment>> {
     let v: Value = serde_json::from_slice(data).ok()?;
     let list = |m: Option<&Value>, p: &str| -> Vec<BrokerId> {
         m.and_then(|m| m.get(p))
@@ -344,7 +562,7 @@ pub fn sequence_number(name: &str, prefix: &str) -> Option<u64> {
 /// `ConfigEntityZNode.path`: `/config/<type>/<sanitized name>` (the name may
 /// be hierarchical: `alice/clients/app-1`).
 pub fn config_entity_path(entity_type: &str, sanitized_name: &str) -> String {
-    format!("/config/{entity_type}/{sanitized_name}")
+    ["/config/", entity_type, "/", sanitized_name].concat()
 }
 
 /// `ConfigEntityZNode.encode`: `{"version":1,"config":{...}}`, values as
@@ -420,6 +638,63 @@ mod tests {
         assert_eq!(LeaderIsrAndControllerEpoch::decode(twice, 0).map(|s| s.leader), Some(2));
         for bad in [&br#"[1,0,[1],1]"#[..], br#"{"leader":1.0,"leader_epoch":0,"isr":[1],"controller_epoch":1}"#, b"{}"] {
             assert_eq!(LeaderIsrAndControllerEpoch::decode(bad, 0), None);
+        }
+    }
+
+    #[test]
+    fn topic_znodes_read_alike_as_written_or_through_a_value() {
+        let mut t = BTreeMap::new();
+        t.insert(0, ReplicaAssignment::new(vec![1, 2, 3]));
+        t.insert(7, ReplicaAssignment { replicas: vec![3, 1], adding: vec![3], removing: vec![2] });
+        t.insert(10, ReplicaAssignment::new(vec![]));
+        t.insert(-4, ReplicaAssignment::new(vec![-1, 2_000_000_000]));
+        let written = encode_topic(&t);
+        // The bytes serde_json gives the same JSON object.
+        let lists = |f: &dyn Fn(&ReplicaAssignment) -> &Vec<BrokerId>, skip_empty: bool| -> Value {
+            Value::Object(t.iter().filter(|(_, a)| !(skip_empty && f(a).is_empty())).map(|(p, a)| (p.to_string(), json!(f(a)))).collect())
+        };
+        let value = json!({"version": 2, "partitions": lists(&|a| &a.replicas, false), "adding_replicas": lists(&|a| &a.adding, true), "removing_replicas": lists(&|a| &a.removing, true)});
+        assert_eq!(written, serde_json::to_vec(&value).unwrap());
+        let s = LeaderIsrAndControllerEpoch { leader: -1, leader_epoch: 12, isr: vec![], zk_version: 0, controller_epoch: 3 };
+        let value = json!({"controller_epoch": 3, "leader": -1, "version": 1, "leader_epoch": 12, "isr": []});
+        assert_eq!(s.encode(), serde_json::to_vec(&value).unwrap());
+        assert!(decode_topic_as_written(&written).is_some());
+        assert_eq!(decode_topic(&written), Some(t));
+        for odd in [
+            &br#"{"version":2,"partitions":{"0":[1,2]},"adding_replicas":{"0":[2],"5":[1]},"removing_replicas":{}}"#[..],
+            br#"{"version":2,"partitions":{"1":[1],"0":[2]},"adding_replicas":{},"removing_replicas":{}}"#,
+            br#"{"version":2,"partitions":{"0":[1],"0":[2]},"adding_replicas":{},"removing_replicas":{}}"#,
+            br#"{"version":2,"partitions":{"01":[1],"1":[2]},"adding_replicas":{},"removing_replicas":{}}"#,
+            br#"{"version":2,"partitions":{"0":[1.5,2,-0,1e2,99999999999999999999]},"adding_replicas":{},"removing_replicas":{}}"#,
+            br#"{"version":2,"partitions":{"0":[4294967297]},"adding_replicas":{},"removing_replicas":{}}"#,
+            br#"{"version":2,"partitions":{"3000000000":[1]},"adding_replicas":{},"removing_replicas":{}}"#,
+            br#"{"version":2,"partitions":{"0":[1]},"adding_replicas":{},"removing_replicas":{}} "#,
+            br#"{"version":2,"partitions":{"0":[1]},"adding_replicas":{},"removing_replicas":{}}x"#,
+            br#"{"version":1,"partitions":{"0":[1, 2]}}"#,
+            br#"{"version":2,"partitions":{"0":[1]},"adding_replicas":[],"removing_replicas":{}}"#,
+        ] {
+            assert_eq!(decode_topic(odd), decode_topic_value(odd), "{}", String::from_utf8_lossy(odd));
+        }
+    }
+
+    #[test]
+    fn partition_state_reads_alike_as_written_or_through_serde() {
+        let s = LeaderIsrAndControllerEpoch { leader: -1, leader_epoch: 2_000_000_000, isr: vec![], zk_version: 4, controller_epoch: 0 };
+        assert_eq!(LeaderIsrAndControllerEpoch::decode_as_written(&s.encode(), 4), Some(s));
+        for odd in [
+            &br#"{"controller_epoch":1,"leader":4294967297,"version":1,"leader_epoch":0,"isr":[1,-4294967295]}"#[..],
+            br#"{"controller_epoch":1,"leader":-0,"version":1,"leader_epoch":0,"isr":[1]}"#,
+            br#"{"controller_epoch":1,"leader":1,"version":2,"leader_epoch":0,"isr":[1]}"#,
+            br#"{"controller_epoch":1,"leader":1,"version":1,"leader_epoch":0,"isr":[1.0]}"#,
+            br#"{"controller_epoch":1,"leader":1,"version":1,"leader_epoch":0,"isr":[1]}  "#,
+            br#"{"controller_epoch":1,"leader":12345678901234567890,"version":1,"leader_epoch":0,"isr":[]}"#,
+        ] {
+            assert_eq!(
+                LeaderIsrAndControllerEpoch::decode(odd, 1),
+                LeaderIsrAndControllerEpoch::decode_with_serde(odd, 1),
+                "{}",
+                String::from_utf8_lossy(odd)
+            );
         }
     }
 

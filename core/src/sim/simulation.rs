@@ -240,15 +240,23 @@ impl Sim {
     }
 
     pub(crate) fn apply(&mut self, fx: Effects) {
+        // A broker's event is applied as it is handled (`with_broker`), and
+        // what reaches here after it is empty: half the events of a big run.
+        if fx.is_empty() {
+            return;
+        }
         // Room for every step at once: a big event records hundreds of
         // thousands, and the queue would otherwise be copied at each doubling.
         let n = fx.len();
         self.pending.reserve(n);
         self.effects += n as u64;
-        for effect in fx {
-            match effect {
-                Effect::Schedule { after_ms, event } => self.queue.push(self.now.plus(after_ms), event),
-                Effect::Record(r) => self.pending.push_back((self.now, r)),
+        // Chunk by chunk, in the order they were added.
+        for chunk in fx.into_chunks() {
+            for effect in chunk {
+                match effect {
+                    Effect::Schedule { after_ms, event } => self.queue.push(self.now.plus(after_ms), event),
+                    Effect::Record(r) => self.pending.push_back((self.now, r)),
+                }
             }
         }
     }
@@ -306,23 +314,33 @@ impl Sim {
 
     /// Runs `f` on broker `id` with an `Io`, then applies what it did.
     pub(crate) fn with_broker<R>(&mut self, id: BrokerId, f: impl FnOnce(&mut Broker, &mut Io) -> R) -> Option<R> {
-        let broker = self.brokers.get_mut(&id)?;
+        self.with_broker_if(id, |_| true, f)
+    }
+
+    /// `with_broker` if `accept` takes the broker as it is: one look-up of
+    /// the broker for both (every event of a run is a broker's).
+    fn with_broker_if<R>(
+        &mut self,
+        id: BrokerId,
+        accept: impl FnOnce(&Broker) -> bool,
+        f: impl FnOnce(&mut Broker, &mut Io) -> R,
+    ) -> Option<R> {
+        let broker = self.brokers.get_mut(&id).filter(|b| accept(b))?;
         let mut io = Io::new(self.now, &mut self.zk, &mut self.rng, id);
         io.records_read = self.records_read;
         let r = f(broker, &mut io);
         let Io { fx, notifications, .. } = io;
         let mut fx = fx;
-        self.deliver(notifications, &mut fx);
+        if !notifications.is_empty() {
+            self.deliver(notifications, &mut fx);
+        }
         self.apply(fx);
         Some(r)
     }
 
     fn handle_broker(&mut self, id: BrokerId, incarnation: u32, what: crate::sim::event::BrokerEvent) -> Effects {
-        let Some(b) = self.brokers.get(&id) else { return Effects::default() };
-        if !b.is_alive() || (incarnation != crate::sim::event::ANY_INCARNATION && incarnation != b.incarnation) {
-            return Effects::default();
-        }
-        self.with_broker(id, |b, io| b.handle(what, io));
+        let current = |b: &Broker| b.is_alive() && (incarnation == crate::sim::event::ANY_INCARNATION || incarnation == b.incarnation);
+        self.with_broker_if(id, current, |b, io| b.handle(what, io));
         Effects::default()
     }
 

@@ -181,7 +181,11 @@ impl ZooKeeper {
         let mut undo: Vec<Undo> = Vec::new();
         let mut responses = Vec::with_capacity(ops.len());
         for (index, op) in ops.iter().enumerate() {
-            let mut txn = Txn { zxid, now, changes: changes.as_deref_mut(), undo: Some(&mut undo) };
+            // The last op is never taken back: if it fails it changed
+            // nothing, and then only the ops before it are (a fenced write,
+            // check then the write, keeps no undo record at all).
+            let last = index + 1 == ops.len();
+            let mut txn = Txn { zxid, now, changes: changes.as_deref_mut(), undo: (!last).then_some(&mut undo) };
             let outcome = if op.is_write() && !matches!(op, Request::Multi(_)) {
                 self.write(session, op, &mut txn)
             } else {

@@ -5,9 +5,11 @@
 //! response, then sends the next.
 
 use super::context::ControllerContext;
-use crate::kafka::messages::{ControlRequest, LeaderAndIsrPartitionState, StopReplicaPartitionState, UpdateMetadataPartitionState};
+use crate::kafka::messages::{
+    ControlRequest, LeaderAndIsrPartitionState, StopReplicaPartitionState, UpdateMetadataPartitionState, UpdateMetadataPartitions,
+};
 use crate::kafka::partition_map::PartitionMap;
-use crate::kafka::zk_data::{ReplicaAssignment, LEADER_DURING_DELETE};
+use crate::kafka::zk_data::{LeaderIsrAndControllerEpoch, ReplicaAssignment, LEADER_DURING_DELETE};
 use crate::kafka::BrokerId;
 use crate::scenario::TopicPartition;
 use crate::small_map::{SmallMap, SmallSet};
@@ -81,20 +83,29 @@ impl ControllerChannelManager {
 
 /// `ControllerBrokerRequestBatch`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-/// The partitions are kept in [`PartitionMap`]s: a failover adds every
-/// replica, one look-up each, and they leave in `TopicPartition` order. A
-/// LeaderAndIsr state is boxed so that its broker's list grows by copying
-/// pointers, not the states.
+/// The LeaderAndIsr states and UpdateMetadata partitions are kept in the
+/// order they are added, a partition perhaps more than once, and put in
+/// `TopicPartition` order, each once, when the batch is built: a failover
+/// adds every replica, for each broker in order, so adding is a push and
+/// building rarely sorts (a look-up per replica in a map of partitions, and
+/// the walk of the maps to send them, were a fifth of the failover). The
+/// per-broker lists are small maps by broker id, so the requests are built
+/// broker by broker in sending order, with no sort of their own.
 pub struct RequestBatch {
-    leader_and_isr: SmallMap<BrokerId, PartitionMap<Box<LeaderAndIsrPartitionState>>>,
+    leader_and_isr: SmallMap<BrokerId, Vec<LeaderAndIsrPartitionState>>,
     stop_replica: SmallMap<BrokerId, PartitionMap<StopReplicaPartitionState>>,
     update_metadata_brokers: SmallSet<BrokerId>,
-    update_metadata_partitions: PartitionMap<()>,
+    update_metadata_partitions: Vec<TopicPartition>,
+    /// The context's `live_brokers_version` when every live broker was last
+    /// seen among `update_metadata_brokers`: until the live set changes,
+    /// adding them again adds nothing (a failover would otherwise walk the
+    /// fifty brokers once per replica, a tenth of its time).
+    live_covered: Option<u64>,
 }
 
 impl RequestBatch {
     pub fn is_empty(&self) -> bool {
-        self.leader_and_isr.is_empty() && self.stop_replica.is_empty() && self.update_metadata_brokers.is_empty()
+        self.leader_and_isr.values().all(Vec::is_empty) && self.stop_replica.is_empty() && self.update_metadata_brokers.is_empty()
     }
 
     pub fn clear(&mut self) {
@@ -111,9 +122,34 @@ impl RequestBatch {
         assignment: &ReplicaAssignment,
         is_new: bool,
     ) {
-        let Some(l) = ctx.leadership.get(tp) else { return };
+        if let Some(l) = ctx.leadership.get(tp) {
+            self.add_leader_and_isr_of(ctx, l, brokers, tp, assignment, is_new);
+        }
+    }
+
+    /// Room for `more` LeaderAndIsr states to broker `b`, so that a list of
+    /// thousands is not copied as it grows (a list left empty sends nothing).
+    pub fn reserve_leader_and_isr(&mut self, b: BrokerId, more: usize) {
+        if b >= 0 {
+            self.leader_and_isr.entry(b).or_default().reserve(more);
+        }
+    }
+
+    /// `add_leader_and_isr` with the partition's leadership in hand (a
+    /// failover adds every replica, and has just looked it up).
+    pub fn add_leader_and_isr_of(
+        &mut self,
+        ctx: &ControllerContext,
+        l: &LeaderIsrAndControllerEpoch,
+        brokers: &[BrokerId],
+        tp: &TopicPartition,
+        assignment: &ReplicaAssignment,
+        is_new: bool,
+    ) {
         for &b in brokers.iter().filter(|b| **b >= 0) {
-            let state = |already_new: bool| LeaderAndIsrPartitionState {
+            // A partition added again replaces its state, which stays new
+            // if it was (see `in_partition_order`).
+            self.leader_and_isr.entry(b).or_default().push(LeaderAndIsrPartitionState {
                 topic: tp.topic.clone(),
                 partition: tp.partition,
                 controller_epoch: l.controller_epoch,
@@ -124,32 +160,32 @@ impl RequestBatch {
                 replicas: assignment.replicas.clone(),
                 adding_replicas: assignment.adding.clone(),
                 removing_replicas: assignment.removing.clone(),
-                is_new: is_new || already_new,
-            };
-            let parts = self.leader_and_isr.entry(b).or_default();
-            let already_new = parts.get(tp).is_some_and(|s| s.is_new);
-            parts.insert(tp.clone(), Box::new(state(already_new)));
+                is_new,
+            });
         }
         self.add_update_metadata_for_live(ctx, tp);
     }
 
     /// `add_update_metadata` for every live or shutting-down broker. Called
     /// once per replica of a big failover: the recipients are the same each
-    /// time, so they are added only when some are missing.
+    /// time, so they are looked at only when the live set has changed since
+    /// they last covered it.
     fn add_update_metadata_for_live(&mut self, ctx: &ControllerContext, tp: &TopicPartition) {
-        let live = ctx.live_brokers.keys().copied().filter(|b| *b >= 0);
-        if !includes_sorted(&self.update_metadata_brokers, live.clone()) {
-            self.update_metadata_brokers.extend(live);
+        if self.live_covered != Some(ctx.live_brokers_version()) {
+            let live = ctx.live_brokers().keys().copied().filter(|b| *b >= 0);
+            if !includes_sorted(&self.update_metadata_brokers, live.clone()) {
+                self.update_metadata_brokers.extend(live);
+            }
+            self.live_covered = Some(ctx.live_brokers_version());
         }
-        self.update_metadata_partitions.insert(tp.clone(), ());
+        self.update_metadata_partitions.push(tp.clone());
     }
 
-    /// `addUpdateMetadataRequestForBrokers`.
+    /// `addUpdateMetadataRequestForBrokers`. (It only adds recipients, so
+    /// the live brokers covered stay covered.)
     pub fn add_update_metadata(&mut self, brokers: &[BrokerId], partitions: &[TopicPartition]) {
         self.update_metadata_brokers.extend(brokers.iter().copied().filter(|b| *b >= 0));
-        for tp in partitions {
-            self.update_metadata_partitions.insert(tp.clone(), ());
-        }
+        self.update_metadata_partitions.extend_from_slice(partitions);
     }
 
     /// `addStopReplicaRequestForBrokers`.
@@ -181,24 +217,32 @@ impl RequestBatch {
         let live = ctx.live_or_shutting_down();
         let mut out = Vec::new();
         let mut batch = std::mem::take(self);
-        let partitions: Arc<Vec<Arc<UpdateMetadataPartitionState>>> =
-            Arc::new(batch.update_metadata_partitions.keys().filter_map(|tp| update_metadata_state(ctx, tp)).map(Arc::new).collect());
-        let live_brokers: Arc<Vec<_>> = Arc::new(ctx.live_brokers.values().map(|(info, _)| info.clone()).collect());
+        let mut listed = std::mem::take(&mut batch.update_metadata_partitions);
+        if !listed.is_sorted() {
+            listed.sort();
+        }
+        listed.dedup();
+        let partitions = listed.iter().filter_map(|tp| update_metadata_state(ctx, tp)).map(Arc::new);
+        let partitions = UpdateMetadataPartitions::new(sized(listed.len(), partitions));
+        let live_brokers: Arc<Vec<_>> = Arc::new(ctx.live_brokers().values().map(|(info, _)| info.clone()).collect());
         // Per broker in id order, its LeaderAndIsr, then its UpdateMetadata,
         // then its StopReplica.
         let mut brokers: SmallSet<BrokerId> = batch.leader_and_isr.keys().chain(batch.stop_replica.keys()).copied().collect();
         brokers.extend(batch.update_metadata_brokers.iter().copied());
         for b in brokers {
             let (true, Some(epoch)) = (live.contains(&b), ctx.broker_epoch(b)) else { continue };
-            if let Some(parts) = batch.leader_and_isr.remove(&b) {
-                let leaders: SmallSet<BrokerId> = parts.values().map(|p| p.leader).filter(|l| live.contains(l)).collect();
+            // A broker whose list was made room for but got no state is sent
+            // no LeaderAndIsr.
+            if let Some(parts) = batch.leader_and_isr.remove(&b).filter(|parts| !parts.is_empty()) {
+                let parts = in_partition_order(parts);
+                let leaders: SmallSet<BrokerId> = parts.iter().map(|p| p.leader).filter(|l| live.contains(l)).collect();
                 out.push((
                     b,
                     ControlRequest::LeaderAndIsr {
                         controller_id,
                         controller_epoch: ctx.epoch,
                         broker_epoch: epoch,
-                        partitions: Arc::new(parts.into_values().map(|p| *p).collect()),
+                        partitions: Arc::new(parts),
                         live_leaders: leaders.into_iter().collect(),
                     },
                 ));
@@ -210,7 +254,7 @@ impl RequestBatch {
                         controller_id,
                         controller_epoch: ctx.epoch,
                         broker_epoch: epoch,
-                        partitions: Arc::clone(&partitions),
+                        partitions: partitions.clone(),
                         live_brokers: Arc::clone(&live_brokers),
                     },
                 ));
@@ -222,13 +266,39 @@ impl RequestBatch {
                         controller_id,
                         controller_epoch: ctx.epoch,
                         broker_epoch: epoch,
-                        partitions: Arc::new(parts.into_values().collect()),
+                        partitions: Arc::new(sized(parts.len(), parts.into_values())),
                     },
                 ));
             }
         }
         out
     }
+}
+
+/// A broker's LeaderAndIsr states as they were added, in `TopicPartition`
+/// order, each partition once: its last state, new if any of them was
+/// (`addLeaderAndIsrRequestForBrokers` replaces a partition's state and
+/// keeps its isNew). Added in order, as they mostly are, they stay as they
+/// are.
+fn in_partition_order(mut states: Vec<LeaderAndIsrPartitionState>) -> Vec<LeaderAndIsrPartitionState> {
+    fn key(s: &LeaderAndIsrPartitionState) -> (&crate::scenario::Topic, i32) {
+        (&s.topic, s.partition)
+    }
+    if states.windows(2).all(|w| key(&w[0]) < key(&w[1])) {
+        return states;
+    }
+    // Stable: a partition's states stay in the order they were added.
+    states.sort_by(|a, b| key(a).cmp(&key(b)));
+    states.dedup_by(|later, kept| {
+        let same = key(later) == key(kept);
+        if same {
+            let is_new = kept.is_new || later.is_new;
+            std::mem::swap(later, kept);
+            kept.is_new = is_new;
+        }
+        same
+    });
+    states
 }
 
 /// The partition as UpdateMetadata carries it; partitions of topics being
@@ -250,6 +320,15 @@ fn update_metadata_state(ctx: &ControllerContext, tp: &TopicPartition) -> Option
     })
 }
 
+/// The items in a vector made at most `len` long at once: the partition
+/// lists of a failover's requests hold hundreds of thousands, and grown by
+/// doubling they were copied at every step.
+fn sized<T>(len: usize, items: impl Iterator<Item = T>) -> Vec<T> {
+    let mut out = Vec::with_capacity(len);
+    out.extend(items);
+    out
+}
+
 /// Whether `set` holds every id of `ids` (ascending), in one pass over both.
 fn includes_sorted(set: &SmallSet<BrokerId>, ids: impl Iterator<Item = BrokerId>) -> bool {
     let mut held = set.iter().copied().peekable();
@@ -260,4 +339,47 @@ fn includes_sorted(set: &SmallSet<BrokerId>, ids: impl Iterator<Item = BrokerId>
         }
     }
     true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeMap;
+
+    fn state(topic: &str, partition: i32, leader_epoch: i32, is_new: bool) -> LeaderAndIsrPartitionState {
+        LeaderAndIsrPartitionState {
+            topic: topic.into(),
+            partition,
+            controller_epoch: 1,
+            leader: 1,
+            leader_epoch,
+            isr: vec![1],
+            zk_version: 0,
+            replicas: vec![1],
+            adding_replicas: Vec::new(),
+            removing_replicas: Vec::new(),
+            is_new,
+        }
+    }
+
+    #[test]
+    fn states_come_out_as_a_map_of_the_last_one_would_hold_them() {
+        let mut rng = crate::sim::Rng::seeded(3);
+        for _ in 0..200 {
+            let added: Vec<_> = (0..rng.range_inclusive(0, 12))
+                .map(|i| {
+                    let topic = ["a", "b"][rng.index(2)];
+                    state(topic, rng.range_inclusive(0, 4) as i32 - 1, i as i32, rng.index(2) == 0)
+                })
+                .collect();
+            // What the batch did before: a map, each state replacing the last
+            // one of its partition and keeping its isNew.
+            let mut map: BTreeMap<TopicPartition, LeaderAndIsrPartitionState> = BTreeMap::new();
+            for s in &added {
+                let already_new = map.get(&s.tp()).is_some_and(|held| held.is_new);
+                map.insert(s.tp(), LeaderAndIsrPartitionState { is_new: s.is_new || already_new, ..s.clone() });
+            }
+            assert_eq!(in_partition_order(added), map.into_values().collect::<Vec<_>>());
+        }
+    }
 }

@@ -99,23 +99,28 @@ impl ReplicaStates {
     }
 
     pub fn insert(&mut self, (tp, b): Replica, state: ReplicaState) {
-        *self.state_mut(tp, b, state) = state;
+        self.replace(&tp, b, state);
     }
 
-    /// The state of the replica, inserted as `absent` if it had none.
-    pub fn state_mut(&mut self, tp: TopicPartition, b: BrokerId, absent: ReplicaState) -> &mut ReplicaState {
-        if !self.0.contains_key(&tp) {
-            self.0.insert(tp.clone(), Vec::new());
+    /// Sets the state of broker `b`'s replica of `tp`, returning the one it
+    /// replaces (None if it had none). One look-up of the partition when it
+    /// has states already — a failover sets every replica's twice — and
+    /// the key is cloned only for a new partition.
+    pub fn replace(&mut self, tp: &TopicPartition, b: BrokerId, state: ReplicaState) -> Option<ReplicaState> {
+        if let Some(brokers) = self.0.get_mut(tp) {
+            return match brokers.binary_search_by_key(&b, |(r, _)| *r) {
+                Ok(i) => Some(std::mem::replace(&mut brokers[i].1, state)),
+                Err(i) => {
+                    brokers.insert(i, (b, state));
+                    None
+                }
+            };
         }
-        let Some(brokers) = self.0.get_mut(&tp) else { unreachable!("inserted above") };
-        let i = match brokers.binary_search_by_key(&b, |(r, _)| *r) {
-            Ok(i) => i,
-            Err(i) => {
-                brokers.insert(i, (b, absent));
-                i
-            }
-        };
-        &mut brokers[i].1
+        // Room for a replication factor of up to four without growing.
+        let mut brokers = Vec::with_capacity(4);
+        brokers.push((b, state));
+        self.0.insert(tp.clone(), brokers);
+        None
     }
 
     pub fn remove(&mut self, (tp, b): &Replica) -> Option<ReplicaState> {
@@ -137,8 +142,14 @@ impl ReplicaStates {
 pub struct ControllerContext {
     pub epoch: i32,
     pub epoch_zk_version: i32,
-    /// Live (or shutting-down) brokers with their epochs (czxid).
-    pub live_brokers: SmallMap<BrokerId, (BrokerInfo, i64)>,
+    /// Live (or shutting-down) brokers with their epochs (czxid); changed
+    /// only through the methods below, which count the changes.
+    live_brokers: SmallMap<BrokerId, (BrokerInfo, i64)>,
+    /// Moves on every change of `live_brokers`: a request batch adding
+    /// UpdateMetadata for every live broker, once per replica of a big
+    /// failover, checks its recipients only when the live set may differ
+    /// from the one it last covered (`RequestBatch`).
+    live_brokers_version: u64,
     pub shutting_down: SmallSet<BrokerId>,
     pub all_topics: BTreeSet<String>,
     /// Indexed by partition (a failover reads every replica's).
@@ -154,6 +165,37 @@ pub struct ControllerContext {
 }
 
 impl ControllerContext {
+    /// Live (or shutting-down) brokers with their epochs (czxid).
+    pub fn live_brokers(&self) -> &SmallMap<BrokerId, (BrokerInfo, i64)> {
+        &self.live_brokers
+    }
+
+    /// Counts the changes of [`ControllerContext::live_brokers`].
+    pub fn live_brokers_version(&self) -> u64 {
+        self.live_brokers_version
+    }
+
+    pub fn set_live_brokers(&mut self, brokers: SmallMap<BrokerId, (BrokerInfo, i64)>) {
+        self.live_brokers_version += 1;
+        self.live_brokers = brokers;
+    }
+
+    pub fn add_live_broker(&mut self, b: BrokerId, info_and_epoch: (BrokerInfo, i64)) {
+        self.live_brokers_version += 1;
+        self.live_brokers.insert(b, info_and_epoch);
+    }
+
+    pub fn remove_live_broker(&mut self, b: BrokerId) {
+        self.live_brokers_version += 1;
+        self.live_brokers.remove(&b);
+    }
+
+    /// A live broker's registration (its endpoints change).
+    pub fn live_broker_mut(&mut self, b: BrokerId) -> Option<&mut (BrokerInfo, i64)> {
+        self.live_brokers_version += 1;
+        self.live_brokers.get_mut(&b)
+    }
+
     /// `liveOrShuttingDownBrokerIds`.
     pub fn live_or_shutting_down(&self) -> SmallSet<BrokerId> {
         self.live_brokers.keys().copied().collect()

@@ -343,7 +343,7 @@ impl KafkaController {
     fn initialize_controller_context(&mut self, cx: &mut Cx) -> CResult<()> {
         let actor = self.actor();
         let brokers = kzk::get_all_broker_and_epochs(cx.zkc, cx.io, &actor).map_err(ControllerError::Zk)?;
-        self.ctx.live_brokers = brokers;
+        self.ctx.set_live_brokers(brokers);
         let topics = kzk::get_all_topics(cx.zkc, cx.io, &actor).map_err(ControllerError::Zk)?;
         self.ctx.all_topics = topics.iter().cloned().collect();
         for t in &topics {
@@ -361,7 +361,7 @@ impl KafkaController {
             .collect();
         self.ctx.leadership.clear();
         self.ctx.shutting_down.clear();
-        let live: Vec<_> = self.ctx.live_brokers.keys().copied().collect();
+        let live: Vec<_> = self.ctx.live_brokers().keys().copied().collect();
         self.register_broker_modifications_handlers(cx, &live);
         let partitions = self.ctx.all_partitions();
         self.ctx.leadership =
@@ -369,13 +369,13 @@ impl KafkaController {
         for b in live {
             self.channel.add_broker(b);
         }
-        let brokers: Vec<_> = self.ctx.live_brokers.iter().map(|(b, (_, e))| Detail::new().with("id", &b).with("epoch", &e)).collect();
+        let brokers: Vec<_> = self.ctx.live_brokers().iter().map(|(b, (_, e))| Detail::new().with("id", &b).with("epoch", &e)).collect();
         self.step(
             cx,
             "KafkaController.initializeControllerContext",
             format!(
                 "context ready: live brokers {:?}, {} topics, {} partitions",
-                self.ctx.live_brokers.keys().collect::<Vec<_>>(),
+                self.ctx.live_brokers().keys().collect::<Vec<_>>(),
                 self.ctx.all_topics.len(),
                 partitions.len()
             ),

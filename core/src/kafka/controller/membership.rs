@@ -99,7 +99,7 @@ impl KafkaController {
         );
         if !new.is_empty() {
             for b in &new {
-                self.ctx.live_brokers.insert(*b, cur[b].clone());
+                self.ctx.add_live_broker(*b, cur[b].clone());
             }
             self.on_broker_startup(cx, &new.iter().copied().collect::<Vec<_>>())?;
         }
@@ -114,11 +114,11 @@ impl KafkaController {
         if !bounced.is_empty() {
             let list: Vec<_> = bounced.iter().copied().collect();
             for b in &list {
-                self.ctx.live_brokers.remove(b);
+                self.ctx.remove_live_broker(*b);
             }
             self.on_broker_failure(cx, &list)?;
             for b in &list {
-                self.ctx.live_brokers.insert(*b, cur[b].clone());
+                self.ctx.add_live_broker(*b, cur[b].clone());
             }
             self.on_broker_startup(cx, &list)?;
         }
@@ -133,7 +133,7 @@ impl KafkaController {
         if !dead.is_empty() {
             let list: Vec<_> = dead.iter().copied().collect();
             for b in &list {
-                self.ctx.live_brokers.remove(b);
+                self.ctx.remove_live_broker(*b);
             }
             self.on_broker_failure(cx, &list)?;
         }
@@ -275,7 +275,7 @@ impl KafkaController {
         const SRC: &str = "KafkaController.processBrokerModification";
         let new = kzk::get_broker(cx.zkc, cx.io, &actor, b).map_err(ControllerError::Zk)?;
         self.numbered(cx, SRC, 1, 3, format!("read /brokers/ids/{b}"), Detail::new().with("broker", &b));
-        let old = self.ctx.live_brokers.get(&b).map(|(i, _)| i.clone());
+        let old = self.ctx.live_brokers().get(&b).map(|(i, _)| i.clone());
         self.numbered(cx, SRC, 2, 3, format!("the cached registration of broker {b}"), Detail::new().with("broker", &b));
         match (new, old) {
             (Some(new), Some(old)) if new.endpoint() != old.endpoint() => {
@@ -287,7 +287,7 @@ impl KafkaController {
                     format!("endpoints changed {} → {}: update the context, onBrokerUpdate", old.endpoint(), new.endpoint()),
                     Detail::new().with("old", &old.endpoint()).with("new", &new.endpoint()),
                 );
-                if let Some(entry) = self.ctx.live_brokers.get_mut(&b) {
+                if let Some(entry) = self.ctx.live_broker_mut(b) {
                     entry.0 = new;
                 }
                 let all: Vec<_> = self.ctx.live_or_shutting_down().into_iter().collect();

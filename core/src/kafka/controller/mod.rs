@@ -124,7 +124,7 @@ impl KafkaController {
     }
 
     pub(crate) fn actor(&self) -> String {
-        format!("broker-{}/controller", self.broker_id)
+        super::actor_name(self.broker_id, "/controller")
     }
 
     /// `eventManager.put`: queue an event, waking the event thread.

@@ -24,17 +24,22 @@ impl KafkaController {
     /// Offline (which removes dead replicas from ISRs).
     pub(super) fn replica_state_machine_startup(&mut self, cx: &mut Cx) -> CResult<()> {
         let (mut online, mut offline) = (Vec::new(), Vec::new());
-        for tp in self.ctx.all_partitions() {
-            for r in self.ctx.replicas(&tp) {
+        let ctx = &self.ctx;
+        for (tp, a) in ctx.assignments.iter() {
+            for &r in &a.replicas {
                 let replica = (tp.clone(), r);
-                if self.ctx.is_replica_online(r, &tp, false) {
-                    self.ctx.replica_states.insert(replica.clone(), ReplicaState::OnlineReplica);
+                if ctx.is_replica_online(r, tp, false) {
                     online.push(replica);
                 } else {
-                    self.ctx.replica_states.insert(replica.clone(), ReplicaState::ReplicaDeletionIneligible);
                     offline.push(replica);
                 }
             }
+        }
+        for (tp, r) in &online {
+            self.ctx.replica_states.replace(tp, *r, ReplicaState::OnlineReplica);
+        }
+        for (tp, r) in &offline {
+            self.ctx.replica_states.replace(tp, *r, ReplicaState::ReplicaDeletionIneligible);
         }
         self.step(
             cx,
@@ -98,22 +103,26 @@ impl KafkaController {
             }
         }
         let valid_states = valid;
-        let valid: Vec<TopicPartition> = valid_states.iter().map(|(tp, _)| tp.clone()).collect();
+        // The partitions alone, for the transitions that need no earlier state.
+        let partitions = || -> Vec<TopicPartition> { valid_states.iter().map(|(tp, _)| tp.clone()).collect() };
         match target {
             ReplicaState::NewReplica => {
-                for tp in &valid {
+                for tp in &partitions() {
                     if let Some(l) = self.ctx.leadership.get(tp) {
                         if l.leader == b {
                             self.step(cx, SRC, format!("replica {b} of {tp} cannot become NewReplica: it is the leader"), Detail::new());
                             continue;
                         }
                         let a = self.ctx.assignment(tp).unwrap_or(&NO_ASSIGNMENT);
-                        self.batch.add_leader_and_isr(&self.ctx, &[b], tp, a, true);
+                        self.batch.add_leader_and_isr_of(&self.ctx, l, &[b], tp, a, true);
                     }
                     self.mark_replica(cx, tp, b, target, total);
                 }
             }
             ReplicaState::OnlineReplica => {
+                // Room for a LeaderAndIsr state per partition (a failover's
+                // startup sends one for every replica of the broker).
+                self.batch.reserve_leader_and_isr(b, valid_states.len());
                 for (tp, before) in &valid_states {
                     let cur = if distinct { *before } else { self.ctx.replica_state_of(tp, b) };
                     if cur == ReplicaState::NewReplica {
@@ -122,14 +131,15 @@ impl KafkaController {
                                 a.replicas.push(b);
                             }
                         }
-                    } else if self.ctx.leadership.contains_key(tp) {
+                    } else if let Some(l) = self.ctx.leadership.get(tp) {
                         let a = self.ctx.assignment(tp).unwrap_or(&NO_ASSIGNMENT);
-                        self.batch.add_leader_and_isr(&self.ctx, &[b], tp, a, false);
+                        self.batch.add_leader_and_isr_of(&self.ctx, l, &[b], tp, a, false);
                     }
                     self.mark_replica(cx, tp, b, target, total);
                 }
             }
             ReplicaState::OfflineReplica => {
+                let valid = partitions();
                 for tp in &valid {
                     self.batch.add_stop_replica(&self.ctx, &[b], tp, false);
                 }
@@ -150,18 +160,18 @@ impl KafkaController {
                 }
             }
             ReplicaState::ReplicaDeletionStarted => {
-                for tp in &valid {
+                for tp in &partitions() {
                     self.batch.add_stop_replica(&self.ctx, &[b], tp, true);
                     self.mark_replica(cx, tp, b, target, total);
                 }
             }
             ReplicaState::ReplicaDeletionIneligible | ReplicaState::ReplicaDeletionSuccessful => {
-                for tp in &valid {
+                for tp in &partitions() {
                     self.mark_replica(cx, tp, b, target, total);
                 }
             }
             ReplicaState::NonExistentReplica => {
-                for tp in &valid {
+                for tp in &partitions() {
                     if let Some(a) = self.ctx.assignment_mut(tp) {
                         a.replicas.retain(|r| *r != b);
                         a.adding.retain(|r| *r != b);
@@ -177,8 +187,7 @@ impl KafkaController {
 
     fn mark_replica(&mut self, cx: &mut Cx, tp: &TopicPartition, b: BrokerId, to: ReplicaState, total: usize) {
         // One look-up (a failover marks every replica).
-        let state = self.ctx.replica_states.state_mut(tp.clone(), b, ReplicaState::NonExistentReplica);
-        let from = std::mem::replace(state, to);
+        let from = self.ctx.replica_states.replace(tp, b, to).unwrap_or(ReplicaState::NonExistentReplica);
         if total <= DETAIL_LIMIT {
             self.step(
                 cx,

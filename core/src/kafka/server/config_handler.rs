@@ -134,7 +134,7 @@ const QUOTA_ORDER: [&str; 4] = [dc::PRODUCER_BYTE_RATE, dc::CONSUMER_BYTE_RATE, 
 
 impl Broker {
     pub(super) fn cm_actor(&self) -> String {
-        format!("broker-{}/config-manager", self.id)
+        crate::kafka::actor_name(self.id, "/config-manager")
     }
 
     /// The partitions of `topic` this broker has a log for.

@@ -146,7 +146,11 @@ impl Broker {
     pub(super) fn fetch_log_config(&mut self, io: &mut Io, topic: &str) {
         let actor = self.actor();
         if let Ok(props) = kzk::get_entity_configs(&mut self.zkc, io, &actor, "KafkaZkClient.getEntityConfigs", "topics", topic) {
-            self.dynamic_config.handlers.topic_overrides.insert(topic.to_string(), props);
+            // Each of a topic's new logs reads the same overrides: kept once.
+            let overrides = &mut self.dynamic_config.handlers.topic_overrides;
+            if overrides.get(topic) != Some(&props) {
+                overrides.insert(topic.to_string(), props);
+            }
         }
     }
 

@@ -28,16 +28,9 @@ impl Broker {
                     );
                     ControlResponse::LeaderAndIsr { error: Errors::STALE_BROKER_EPOCH, partition_errors: BTreeMap::new() }
                 } else {
-                    let rm = &self.replica_manager;
-                    let new_logs: Vec<_> = partitions
-                        .iter()
-                        .map(|p| p.tp())
-                        .filter(|tp| !rm.partitions.contains_key(tp) && !rm.disk.contains_key(tp))
-                        .collect();
                     let out = self.replica_manager.become_leader_or_follower(self.id, io.now.as_u64(), *controller_epoch, partitions);
                     // Partition.createLog: each new log reads its topic's config.
-                    let created: Vec<_> = new_logs.into_iter().filter(|tp| self.replica_manager.partitions.contains_key(tp)).collect();
-                    for tp in created {
+                    for tp in &out.created {
                         self.fetch_log_config(io, &tp.topic);
                     }
                     if let Some(e) = out.error {

@@ -2,7 +2,7 @@
 //! UpdateMetadata told it. It lags ZooKeeper between a change and its
 //! propagation — the lesson of seed 002.
 
-use crate::kafka::messages::UpdateMetadataPartitionState;
+use crate::kafka::messages::{UpdateMetadataPartitionState, UpdateMetadataPartitions};
 use crate::kafka::zk_data::{BrokerInfo, LEADER_DURING_DELETE};
 use crate::kafka::BrokerId;
 use crate::scenario::{Topic, TopicPartition};
@@ -67,13 +67,7 @@ impl MetadataCache {
 
     /// `updateMetadata`: partitions of topics being deleted (leader −2) are
     /// removed; the others replace what was cached.
-    pub fn update(
-        &mut self,
-        controller_id: BrokerId,
-        controller_epoch: i32,
-        live: &[BrokerInfo],
-        partitions: &Arc<Vec<Arc<UpdateMetadataPartitionState>>>,
-    ) {
+    pub fn update(&mut self, controller_id: BrokerId, controller_epoch: i32, live: &[BrokerInfo], partitions: &UpdateMetadataPartitions) {
         self.updates += 1;
         self.controller_id = Some(controller_id);
         self.controller_epoch = controller_epoch;
@@ -132,7 +126,7 @@ impl CachedPartitions {
     /// request in order that holds every cached partition of its range (a
     /// failover's holds them all, a new topic's lies between the cached
     /// ones) becomes a run in place of those; the others go to the overlay.
-    fn update(&mut self, request: &Arc<Vec<State>>) {
+    fn update(&mut self, request: &UpdateMetadataPartitions) {
         if request.len() >= RUN_FROM {
             if self.runs.len() >= MAX_RUNS {
                 self.compact();
@@ -149,12 +143,13 @@ impl CachedPartitions {
         }
     }
 
-    /// The request as a run, if it is strictly sorted, removes nothing, and
-    /// holds every cached partition between its first and its last (none of
-    /// them in the overlay). Runs straddling its ends are cut there.
-    fn replace_range(&mut self, request: &Arc<Vec<State>>) -> bool {
+    /// The request as a run, if it may be one (strictly sorted, removing
+    /// nothing: [`may_be_a_run`]) and holds every cached partition between
+    /// its first and its last (none of them in the overlay). Runs
+    /// straddling its ends are cut there.
+    fn replace_range(&mut self, request: &UpdateMetadataPartitions) -> bool {
         let (Some(first), Some(last)) = (request.first(), request.last()) else { return false };
-        if !is_strictly_sorted(request) || request.iter().any(|p| p.leader == LEADER_DURING_DELETE) {
+        if !request.may_be_a_run() {
             return false;
         }
         let (lo, hi) = (key(first), key(last));
@@ -178,7 +173,7 @@ impl CachedPartitions {
         if !covered {
             return false;
         }
-        runs.push(Run { list: Arc::clone(request), start: 0, end: request.len() });
+        runs.push(Run { list: Arc::clone(request.list()), start: 0, end: request.len() });
         runs.append(&mut after);
         self.runs = runs;
         true
@@ -246,9 +241,16 @@ fn key(p: &UpdateMetadataPartitionState) -> (&Topic, i32) {
     (&p.topic, p.partition)
 }
 
-/// Whether the partitions are in `TopicPartition` order, none twice.
-fn is_strictly_sorted(partitions: &[State]) -> bool {
-    partitions.windows(2).all(|w| key(&w[0]) < key(&w[1]))
+/// Whether a request's partitions may be cached as a run: in
+/// `TopicPartition` order, none twice, none removed (of a topic being
+/// deleted, leader −2). One pass over them.
+pub(crate) fn may_be_a_run(partitions: &[State]) -> bool {
+    let mut previous: Option<&State> = None;
+    partitions.iter().all(|p| {
+        let fits = p.leader != LEADER_DURING_DELETE && previous.is_none_or(|q| key(q) < key(p));
+        previous = Some(p);
+        fits
+    })
 }
 
 #[cfg(test)]
@@ -276,10 +278,10 @@ mod tests {
         let mut second: Vec<_> = (0..80).map(|p| state("a", p, 2)).collect();
         second.extend((0..100).step_by(2).map(|p| state("b", p, if p % 4 == 0 { LEADER_DURING_DELETE } else { 3 })));
         let (mut merged, mut one_by_one) = (MetadataCache::default(), MetadataCache::default());
-        merged.update(0, 1, &[], &Arc::new(first.clone()));
-        merged.update(0, 1, &[], &Arc::new(second.clone()));
+        merged.update(0, 1, &[], &UpdateMetadataPartitions::new(first.clone()));
+        merged.update(0, 1, &[], &UpdateMetadataPartitions::new(second.clone()));
         for p in first.iter().chain(&second) {
-            one_by_one.update(0, 1, &[], &Arc::new(vec![Arc::clone(p)]));
+            one_by_one.update(0, 1, &[], &UpdateMetadataPartitions::new(vec![Arc::clone(p)]));
         }
         assert_eq!(merged.partitions, one_by_one.partitions);
         assert_eq!((merged.controller_id, merged.controller_epoch), (one_by_one.controller_id, one_by_one.controller_epoch));
@@ -316,7 +318,7 @@ mod tests {
                     model.insert(tp, Arc::clone(p));
                 }
             }
-            cache.update(0, 1, &[], &Arc::new(request));
+            cache.update(0, 1, &[], &UpdateMetadataPartitions::new(request));
             let listed: Vec<_> = cache.partitions().map(|(tp, p)| (tp, p.clone())).collect();
             let expected: Vec<_> = model.iter().map(|(tp, p)| (tp.clone(), (**p).clone())).collect();
             assert_eq!(listed, expected, "round {round}");

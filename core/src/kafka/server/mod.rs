@@ -87,7 +87,7 @@ impl Broker {
     }
 
     pub fn actor(&self) -> String {
-        format!("broker-{}", self.id)
+        super::actor_name(self.id, "")
     }
 
     /// `running | paused | stopped | shutting-down`.

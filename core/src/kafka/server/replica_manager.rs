@@ -11,7 +11,6 @@ use crate::scenario::TopicPartition;
 use crate::sim::event::{FetchPartitions, FetchResults};
 use crate::small_map::SmallMap;
 use std::collections::{BTreeMap, BTreeSet};
-use std::fmt::Write;
 use std::sync::Arc;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -329,7 +328,10 @@ pub struct ReplicaManager {
     pub fetch_paused: BTreeSet<TopicPartition>,
     /// Fetches a leader holds back because there was nothing new
     /// (follower → the partitions it asked for and the session generation).
-    pub delayed_fetches: SmallMap<BrokerId, ParkedFetch>,
+    /// A follower whose parked fetch was answered keeps its entry, empty:
+    /// a fetch is parked and answered twice a second per follower, and the
+    /// map no longer changes shape each time.
+    pub delayed_fetches: SmallMap<BrokerId, Option<ParkedFetch>>,
     /// The last answer to each follower, reused while its request and the
     /// partitions are unchanged (the follower then knows it by address).
     pub fetch_responses: SmallMap<BrokerId, CachedResponse>,
@@ -384,6 +386,9 @@ pub struct LeaderAndIsrOutcome {
     pub became_leader: Vec<TopicPartition>,
     pub became_follower: Vec<TopicPartition>,
     pub first: bool,
+    /// The logs created (`Partition.createLog`: neither hosted nor on disk
+    /// before), in the request's order.
+    pub created: Vec<TopicPartition>,
 }
 
 impl ReplicaManager {
@@ -401,9 +406,17 @@ impl ReplicaManager {
     pub fn checkpoint_text(&self, dir: u32) -> String {
         let entries: Vec<_> = self.partitions.iter().filter(|(tp, h)| h.log_dir == dir && !self.offline.contains(*tp)).collect();
         let mut s = format!("0\n{}\n", entries.len());
+        // Appended into the one string: a big broker writes thousands of
+        // lines at every checkpoint after a change, and formatting each
+        // line cost several times the appending.
+        s.reserve(entries.iter().map(|(tp, _)| tp.topic.len() + 16).sum());
         for (tp, h) in entries {
-            // Into the one string (a `format!` per line allocated each).
-            let _ = writeln!(s, "{} {} {}", tp.topic, tp.partition, h.hw);
+            s.push_str(&tp.topic);
+            s.push(' ');
+            s.push_str(itoa::Buffer::new().format(tp.partition));
+            s.push(' ');
+            s.push_str(itoa::Buffer::new().format(h.hw));
+            s.push('\n');
         }
         s
     }
@@ -453,88 +466,108 @@ impl ReplicaManager {
         out.first = !self.received_leader_and_isr;
         self.received_leader_and_isr = true;
         let mut per_dir = self.partitions_per_dir();
+        // In the request's order, then made a map at once: a failover's
+        // request lists thousands of partitions, and a map built from them
+        // in order costs a fraction of one insertion each.
+        let mut errors = Vec::with_capacity(partitions.len());
         for p in partitions {
             let tp = p.tp();
-            if self.offline.contains(&tp) {
-                out.partition_errors.insert(tp, Errors::KAFKA_STORAGE_ERROR);
-                continue;
-            }
-            let current = self.partitions.get(&tp).map(|h| h.leader_epoch).unwrap_or(-1);
-            if p.leader_epoch <= current {
-                out.partition_errors.insert(tp, Errors::STALE_CONTROLLER_EPOCH);
-                continue;
-            }
-            if !p.replicas.contains(&me) {
-                out.partition_errors.insert(tp, Errors::UNKNOWN_TOPIC_OR_PARTITION);
-                continue;
-            }
-            let log_dir = match self.partitions.get(&tp).map(|h| h.log_dir).or_else(|| self.disk.get(&tp).map(|d| d.0)) {
-                Some(d) => d,
-                None => match self.choose_log_dir_among(&per_dir) {
-                    Some(d) => d,
-                    None => {
-                        out.partition_errors.insert(tp, Errors::KAFKA_STORAGE_ERROR);
-                        continue;
-                    }
-                },
-            };
-            let role = if p.leader == me { Role::Leader } else { Role::Follower };
-            let isr = if role == Role::Leader { p.isr.clone() } else { Vec::new() };
-            let (leo, hw, was_leader, old_remote) = match self.partitions.get(&tp) {
-                Some(h) => (h.leo, h.hw, h.role == Role::Leader, h.remote.clone()),
-                // A log from before a restart: its HW comes from the checkpoint.
-                None => match self.disk.get(&tp) {
-                    Some((_, leo)) => (*leo, self.checkpointed.get(&tp).copied().unwrap_or(0).min(*leo), false, Remotes::default()),
-                    None => (0, 0, false, Remotes::default()),
-                },
-            };
-            // makeLeader: every follower's caught-up time restarts (now if in
-            // the ISR); a new leader forgets the followers' LEOs.
-            let remote: Remotes = if role == Role::Leader {
-                p.replicas
-                    .iter()
-                    .filter(|b| **b != me)
-                    .map(|b| {
-                        let mut r = RemoteReplica::new(now, p.isr.contains(b));
-                        if let (true, Some(old)) = (was_leader, old_remote.get(b)) {
-                            r.leo = old.leo;
-                        }
-                        (*b, r)
-                    })
-                    .collect()
-            } else {
-                Remotes::default()
-            };
-            let mut hosted = HostedPartition {
-                role,
-                leader: p.leader,
-                leader_epoch: p.leader_epoch,
-                zk_version: p.zk_version,
-                controller_epoch: p.controller_epoch,
-                replicas: p.replicas.clone(),
-                isr,
-                log_dir,
-                leo,
-                hw,
-                leader_epoch_start_offset: leo,
-                remote,
-                isr_update_pending: false,
-            };
-            if role == Role::Leader {
-                hosted.maybe_increment_hw(me, now, u64::MAX);
-            }
-            if self.partitions.insert(tp.clone(), hosted).is_none() {
-                if let Some(c) = per_dir.get_mut(log_dir as usize) {
-                    *c += 1;
-                }
-            }
-            match role {
-                Role::Leader => out.became_leader.push(tp.clone()),
-                Role::Follower => out.became_follower.push(tp.clone()),
-            }
-            out.partition_errors.insert(tp, Errors::NONE);
+            let error = self.become_one(me, now, p, &tp, &mut per_dir, &mut out);
+            errors.push((tp, error));
         }
+        out.partition_errors = errors.into_iter().collect();
         out
+    }
+
+    /// One partition of `becomeLeaderOrFollower`: its error code.
+    fn become_one(
+        &mut self,
+        me: BrokerId,
+        now: u64,
+        p: &LeaderAndIsrPartitionState,
+        tp: &TopicPartition,
+        per_dir: &mut [usize],
+        out: &mut LeaderAndIsrOutcome,
+    ) -> Errors {
+        if self.offline.contains(tp) {
+            return Errors::KAFKA_STORAGE_ERROR;
+        }
+        // Read once: what is hosted now (most partitions of a failover's
+        // request are, and answer that their leader epoch is not newer).
+        let current = self.partitions.get(tp);
+        if p.leader_epoch <= current.map_or(-1, |h| h.leader_epoch) {
+            return Errors::STALE_CONTROLLER_EPOCH;
+        }
+        if !p.replicas.contains(&me) {
+            return Errors::UNKNOWN_TOPIC_OR_PARTITION;
+        }
+        let on_disk = if current.is_none() { self.disk.get(tp) } else { None };
+        let log_dir = match current.map(|h| h.log_dir).or_else(|| on_disk.map(|d| d.0)) {
+            Some(d) => d,
+            None => match self.choose_log_dir_among(per_dir) {
+                Some(d) => d,
+                None => return Errors::KAFKA_STORAGE_ERROR,
+            },
+        };
+        let role = if p.leader == me { Role::Leader } else { Role::Follower };
+        let isr = if role == Role::Leader { p.isr.clone() } else { Vec::new() };
+        let (leo, hw, was_leader, old_remote) = match current {
+            Some(h) => (h.leo, h.hw, h.role == Role::Leader, h.remote.clone()),
+            // A log from before a restart: its HW comes from the checkpoint.
+            None => match on_disk {
+                Some((_, leo)) => (*leo, self.checkpointed.get(tp).copied().unwrap_or(0).min(*leo), false, Remotes::default()),
+                None => (0, 0, false, Remotes::default()),
+            },
+        };
+        // Partition.createLog: a new log, neither hosted nor on disk.
+        if current.is_none() && on_disk.is_none() {
+            out.created.push(tp.clone());
+        }
+        // makeLeader: every follower's caught-up time restarts (now if in
+        // the ISR); a new leader forgets the followers' LEOs.
+        let remote: Remotes = if role == Role::Leader {
+            p.replicas
+                .iter()
+                .filter(|b| **b != me)
+                .map(|b| {
+                    let mut r = RemoteReplica::new(now, p.isr.contains(b));
+                    if let (true, Some(old)) = (was_leader, old_remote.get(b)) {
+                        r.leo = old.leo;
+                    }
+                    (*b, r)
+                })
+                .collect()
+        } else {
+            Remotes::default()
+        };
+        let mut hosted = HostedPartition {
+            role,
+            leader: p.leader,
+            leader_epoch: p.leader_epoch,
+            zk_version: p.zk_version,
+            controller_epoch: p.controller_epoch,
+            replicas: p.replicas.clone(),
+            isr,
+            log_dir,
+            leo,
+            hw,
+            leader_epoch_start_offset: leo,
+            remote,
+            isr_update_pending: false,
+        };
+        if role == Role::Leader {
+            hosted.maybe_increment_hw(me, now, u64::MAX);
+        }
+        if self.partitions.insert(tp.clone(), hosted).is_none() {
+            if let Some(c) = per_dir.get_mut(log_dir as usize) {
+                *c += 1;
+            }
+        }
+        match role {
+            Role::Leader => out.became_leader.push(tp.clone()),
+            Role::Follower => out.became_follower.push(tp.clone()),
+        }
+        Errors::NONE
     }
 
     /// `stopReplicas`: per partition, stop (and delete) unless the request's

@@ -21,6 +21,9 @@ use serde_json::{json, Value};
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
+/// No parked fetch's token: the tokens handed out start at 1.
+const NO_TOKEN: u64 = 0;
+
 /// `replica.fetch.backoff.ms`.
 const FETCH_BACKOFF_MS: u64 = 1000;
 /// ZkIsrManager's numbers (2.8): check every 2.5 s, publish after 5 s of
@@ -31,7 +34,7 @@ pub const ISR_PROPAGATION_MAX_DELAY_MS: u64 = 60_000;
 
 impl Broker {
     fn rm_actor(&self) -> String {
-        format!("broker-{}/replica-manager", self.id)
+        crate::kafka::actor_name(self.id, "/replica-manager")
     }
 
     pub(super) fn schedule_task(&self, io: &mut Io, task: ReplicaTask, after_ms: u64) {
@@ -55,10 +58,13 @@ impl Broker {
         first: bool,
     ) {
         let rm = &mut self.replica_manager;
-        for tp in became_leader.iter().chain(became_follower) {
-            for s in rm.fetchers.values_mut() {
-                s.partitions.remove(tp);
-            }
+        // The changed partitions leave every fetch session. A session holds
+        // a few of them, a failover's request thousands: each session is
+        // walked once against the changed ones (in the request's order,
+        // which is sorted), rather than asked about each of them.
+        let (leader, follower) = (sorted(became_leader), sorted(became_follower));
+        for s in rm.fetchers.values_mut() {
+            s.partitions.retain(|tp| leader.binary_search(tp).is_err() && follower.binary_search(tp).is_err());
         }
         for tp in became_follower {
             if let Some(h) = rm.partitions.get(tp) {
@@ -153,7 +159,7 @@ impl Broker {
         } else {
             self.replica_manager.next_token += 1;
             let token = self.replica_manager.next_token;
-            self.replica_manager.delayed_fetches.insert(follower, (generation, follower_incarnation, partitions));
+            self.replica_manager.delayed_fetches.insert(follower, Some((generation, follower_incarnation, partitions)));
             io.fx.schedule(
                 self.config.replica_fetch_wait_max_ms,
                 Event::Broker { id: self.id, incarnation: self.incarnation, what: BrokerEvent::DelayedFetchExpired { follower, token } },
@@ -227,9 +233,20 @@ impl Broker {
         if self.parked_tokens.get(&follower) != Some(&token) {
             return;
         }
-        self.parked_tokens.remove(&follower);
-        if let Some((generation, incarnation, partitions)) = self.replica_manager.delayed_fetches.remove(&follower) {
+        self.spend_parked_token(follower);
+        if let Some((generation, incarnation, partitions)) = self.replica_manager.delayed_fetches.get_mut(&follower).and_then(Option::take)
+        {
             self.respond_fetch(io, follower, incarnation, generation, &partitions);
+        }
+    }
+
+    /// The follower's parked fetch is answered: an expiry still on its way
+    /// finds no token of its own. The entry stays (as [`NO_TOKEN`]) rather
+    /// than leave the map and come back with the next fetch parked, twice
+    /// a second per follower.
+    fn spend_parked_token(&mut self, follower: BrokerId) {
+        if let Some(token) = self.parked_tokens.get_mut(&follower) {
+            *token = NO_TOKEN;
         }
     }
 
@@ -375,11 +392,16 @@ impl Broker {
             Detail::new().with("partition", &tp.to_string()).with("messages", &messages).with("leo", &leo).with("hw", &hw),
         );
         // Complete the fetches parked on this partition.
-        let waiting: Vec<BrokerId> =
-            self.replica_manager.delayed_fetches.iter().filter(|(_, d)| d.2.iter().any(|(t, _)| t == tp)).map(|(f, _)| *f).collect();
+        let waiting: Vec<BrokerId> = self
+            .replica_manager
+            .delayed_fetches
+            .iter()
+            .filter(|(_, d)| d.as_ref().is_some_and(|d| d.2.iter().any(|(t, _)| t == tp)))
+            .map(|(f, _)| *f)
+            .collect();
         for f in waiting {
-            self.parked_tokens.remove(&f);
-            if let Some((generation, incarnation, partitions)) = self.replica_manager.delayed_fetches.remove(&f) {
+            self.spend_parked_token(f);
+            if let Some((generation, incarnation, partitions)) = self.replica_manager.delayed_fetches.get_mut(&f).and_then(Option::take) {
                 self.respond_fetch(io, f, incarnation, generation, &partitions);
             }
         }
@@ -616,9 +638,7 @@ impl Broker {
                 self.replica_manager.checkpoints.insert(*d, text);
             }
             let rm = &mut self.replica_manager;
-            for (tp, h) in rm.partitions.iter() {
-                rm.checkpointed.insert(tp.clone(), h.hw);
-            }
+            rm.checkpointed = with_hws(std::mem::take(&mut rm.checkpointed), &rm.partitions);
             rm.checkpointed_version = Some(version);
         }
         let checkpoints = &self.replica_manager.checkpoints;
@@ -743,4 +763,38 @@ impl Broker {
 /// `/var/kafka/data-K`.
 pub fn log_dir_path(dir: u32) -> String {
     format!("/var/kafka/data-{dir}")
+}
+
+/// The HWs checkpointed before, each hosted partition's now in place of
+/// its old one (a stopped replica's stays until it is deleted). Both are in
+/// partition order, so they are merged in one pass and the map is built at
+/// once, rather than each hosted partition inserted (thousands per broker
+/// at every checkpoint after a change).
+fn with_hws(
+    old: std::collections::BTreeMap<TopicPartition, u64>,
+    hosted: &super::replica_manager::HostedPartitions,
+) -> std::collections::BTreeMap<TopicPartition, u64> {
+    let mut old = old.into_iter().peekable();
+    let mut merged = Vec::with_capacity(hosted.len());
+    for (tp, h) in hosted.iter() {
+        while let Some(before) = old.next_if(|(o, _)| o < tp) {
+            merged.push(before);
+        }
+        old.next_if(|(o, _)| o == tp);
+        merged.push((tp.clone(), h.hw));
+    }
+    merged.extend(old);
+    merged.into_iter().collect()
+}
+
+/// `partitions` in order: as they are when they already are (the lists of a
+/// LeaderAndIsr follow its request, which the controller sends sorted).
+fn sorted(partitions: &[TopicPartition]) -> std::borrow::Cow<'_, [TopicPartition]> {
+    if partitions.is_sorted() {
+        std::borrow::Cow::Borrowed(partitions)
+    } else {
+        let mut owned = partitions.to_vec();
+        owned.sort();
+        std::borrow::Cow::Owned(owned)
+    }
 }
