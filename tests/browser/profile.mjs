@@ -7,12 +7,14 @@
 //        CPU profile of n → steps (self time by function; build with names
 //        kept to see wasm functions: wasm-bindgen --keep-debug and
 //        wasm-opt -g), then Chromium's trace events by name
-//   node profile.mjs panels   [--address=A] [--to-end] [--n=30]
-//        a step's CPU time with each panel hidden in turn
+//   node profile.mjs panels   [--address=A] [--to-end] [--n=30] [--seek=S1,S2]
+//        a step's CPU time with each panel hidden in turn (or a seek's:
+//        from the first step to S1, S1 to S2, …)
 //   node profile.mjs mutations [--address=A] [--to-end] [--seek=S1,S2]
 //        what five → steps (or seeks to S1, S2, …) change in the page
-//   node profile.mjs seeks    [--address=A]
-//        each of perf.mjs's twenty seeks, after "run to the end", wall
+//   node profile.mjs seeks    [--address=A] [--profile] [--seek=S1,S2]
+//        each of perf.mjs's twenty seeks, after "run to the end", wall;
+//        with --profile, then a CPU profile and trace of the twenty again
 //
 // --address defaults to the small built-in (`/?scenario=controller-failover&step=100`);
 // --big is perf.mjs's 50 brokers × 10,000 partitions. --to-end runs to the
@@ -93,11 +95,20 @@ const cpu = (e) => (e.tdur ?? e.dur ?? 0) / 1000;
 const quantile = (xs, q) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))];
 const ms = (x) => `${x.toFixed(1)} ms`;
 
-/** p50 / p95 of the main thread's CPU time per → step, `n` steps from `from`. */
+/** p50 / p95 of the main thread's CPU time per → step, `n` steps from
+ * `from`; or per seek, to each of --seek's steps in turn. */
 async function stepCpu(n) {
+  const seeks = args.get('seek')?.split(',').map(Number);
   await seek(from);
   const events = mainThread(await traced('toplevel,blink.user_timing', async () => {
-    for (let i = 0; i < n; i++) await step();
+    if (seeks) {
+      for (const to of seeks) {
+        await page.evaluate(() => performance.mark('kz-step'));
+        await seek(to);
+      }
+    } else {
+      for (let i = 0; i < n; i++) await step();
+    }
   }));
   const marks = events.filter((e) => e.name === 'kz-step').map((e) => e.ts).sort((a, b) => a - b);
   const tasks = events.filter((e) => e.ph === 'X' && e.name === 'ThreadControllerImpl::RunTask');
@@ -105,14 +116,13 @@ async function stepCpu(n) {
   return `p50 ${ms(quantile(per, 0.5))}, p95 ${ms(quantile(per, 0.95))}`;
 }
 
-if (mode === 'steps') {
-  for (let i = 0; i < 5; i++) await step();
+/** Runs `body` under the sampling profiler and Chromium's trace; prints
+ * self time by function and trace events by name, each per one of `n`. */
+async function profiled(what, n, body) {
   await cdp.send('Profiler.enable');
   await cdp.send('Profiler.setSamplingInterval', { interval: 100 });
   await cdp.send('Profiler.start');
-  const events = mainThread(await traced('devtools.timeline,toplevel,blink,blink.user_timing', async () => {
-    for (let i = 0; i < N; i++) await step();
-  }));
+  const events = mainThread(await traced('devtools.timeline,toplevel,blink,blink.user_timing', body));
   const { profile } = await cdp.send('Profiler.stop');
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const self = new Map();
@@ -121,12 +131,31 @@ if (mode === 'steps') {
     const name = f.functionName || `(${f.url.split('/').pop()})`;
     self.set(name, (self.get(name) ?? 0) + (profile.timeDeltas[i] ?? 0) / 1000);
   });
-  console.log(`--- self time per step (wall, sampled), ${N} steps from step ${from}`);
-  for (const [k, v] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 30)) console.log(`${(v / N).toFixed(2).padStart(7)} ms  ${k.slice(0, 140)}`);
+  console.log(`--- self time per ${what} (wall, sampled)`);
+  for (const [k, v] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 30)) console.log(`${(v / n).toFixed(2).padStart(7)} ms  ${k.slice(0, 140)}`);
   const byName = new Map();
   for (const e of events.filter((e) => e.ph === 'X')) byName.set(e.name, (byName.get(e.name) ?? 0) + cpu(e));
-  console.log('--- trace events per step (CPU, inclusive)');
-  for (const [k, v] of [...byName].sort((a, b) => b[1] - a[1]).slice(0, 30)) console.log(`${(v / N).toFixed(2).padStart(7)} ms  ${k}`);
+  console.log(`--- trace events per ${what} (CPU, inclusive)`);
+  for (const [k, v] of [...byName].sort((a, b) => b[1] - a[1]).slice(0, 30)) console.log(`${(v / n).toFixed(2).padStart(7)} ms  ${k}`);
+}
+
+/** perf.mjs's twenty seeks over `steps` steps, in its order (or --seek's). */
+function perfSeeks() {
+  if (args.has('seek')) return args.get('seek').split(',').map(Number);
+  const out = [];
+  let x = 12345;
+  for (let i = 0; i < 20; i++) {
+    x = (x * 1103515245 + 12345) % 2 ** 31;
+    out.push(1 + (x % steps));
+  }
+  return out;
+}
+
+if (mode === 'steps') {
+  for (let i = 0; i < 5; i++) await step();
+  await profiled(`step, ${N} steps from step ${from}`, N, async () => {
+    for (let i = 0; i < N; i++) await step();
+  });
 } else if (mode === 'panels') {
   const panels = {
     none: null,
@@ -139,7 +168,7 @@ if (mode === 'steps') {
     events: '.kz-log',
     tools: '.kz-tools',
   };
-  console.log(`--- CPU per → step with one panel hidden (${N} steps from step ${from} each)`);
+  console.log(`--- CPU per ${args.has('seek') ? `seek (from ${from} to ${args.get('seek')})` : `→ step (${N} steps from step ${from} each)`} with one panel hidden`);
   for (const [name, selector] of Object.entries(panels)) {
     await page.evaluate((selector) => {
       document.getElementById('kz-profile-hide')?.remove();
@@ -177,12 +206,13 @@ if (mode === 'steps') {
   console.log(`--- nodes and attributes changed by ${seeks ? `seeks to ${seeks.join(', ')}` : 'five → steps'}`);
   for (const [k, v] of counts) console.log(`${String(v).padStart(7)}  ${k}`);
 } else if (mode === 'seeks') {
-  let x = 12345;
-  console.log(`--- perf.mjs's twenty seeks over ${steps} steps (wall, to the frame after the counter changed)`);
-  for (let i = 0; i < 20; i++) {
-    x = (x * 1103515245 + 12345) % 2 ** 31;
-    const to = 1 + (x % steps);
-    console.log(`seek to ${String(to).padStart(6)}: ${ms(await seek(to))}`);
+  console.log(`--- ${args.has('seek') ? 'seeks' : "perf.mjs's twenty seeks"} over ${steps} steps (wall, to the frame after the counter changed)`);
+  for (const to of perfSeeks()) console.log(`seek to ${String(to).padStart(6)}: ${ms(await seek(to))}`);
+  if (args.has('profile')) {
+    await seek(1);
+    await profiled('seek (the same again)', perfSeeks().length, async () => {
+      for (const to of perfSeeks()) await seek(to);
+    });
   }
 } else {
   console.error(`unknown mode ${mode}: steps, panels, mutations or seeks`);
