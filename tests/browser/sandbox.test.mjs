@@ -156,6 +156,43 @@ test('a log of thousands of steps is a virtual list: the current step in view, e
   await page.close();
 });
 
+test('a tree of thousands of znodes is a virtual list: few rows in the page, every znode a scroll away', async () => {
+  const wide = 'cluster brokers=3\nstart all\ntopic create wide partitions=600 replication-factor=1\nrun 2s\n';
+  const opened = await browser.open(`/#kzs=${base64url(wide)}`);
+  const { page } = opened;
+  await page.getByTestId('to-end').click();
+  await waitEnd(page);
+  const tree = page.getByTestId('znode-tree');
+  // All 600 partitions and their state znodes (past the cap of 200
+  // children a parent): a virtual list of some 1,200 rows.
+  // Scrolls the tree down until `row` is drawn.
+  const scrollTo = async (row) => {
+    for (let i = 0; i < 60 && (await row.count()) === 0; i++) {
+      await tree.evaluate((t) => (t.scrollTop += t.clientHeight * 2));
+      await page.waitForTimeout(50);
+    }
+  };
+  const more = tree.getByTestId('znode-more');
+  await scrollTo(more);
+  await more.click();
+  await page.waitForFunction(() => document.querySelector('[data-testid="znode-tree"]').classList.contains('kz-tree-virtual'), null, { timeout: TIMEOUT_MS });
+  assert.ok((await tree.locator('.kz-znode').count()) < 150, 'only the rows near the view are in the page');
+  // The last partition in path order ("99") is a scroll away, and selectable.
+  const last = '/brokers/topics/wide/partitions/99/state';
+  const row = tree.locator(`[data-znode-path="${last}"]`);
+  assert.equal(await row.count(), 0);
+  await scrollTo(row);
+  await row.click();
+  await page.waitForFunction(
+    (last) => document.querySelector('[data-testid="znode-detail"]').textContent.includes(last),
+    last,
+    { timeout: TIMEOUT_MS },
+  );
+  assert.match(await page.getByTestId('znode-detail').textContent(), /"leader"/);
+  await assertClean(opened);
+  await page.close();
+});
+
 test('scrubbing the timeline moves to any step so far, and the address follows', async () => {
   const opened = await browser.open(CLUSTER_ADDRESS);
   const { page } = opened;

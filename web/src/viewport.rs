@@ -69,6 +69,72 @@ pub fn covers(drawn: &Range<usize>, now: &Range<usize>) -> bool {
     now.is_empty() || (drawn.start <= now.start && now.end <= drawn.end)
 }
 
+/// A virtual list's scroll as its component keeps it between drawings:
+/// where the list stands, which rows were drawn, a scroll chosen while
+/// drawing. `row` selects a row of the list, to measure its height.
+pub struct VirtualList {
+    pub viewport: Viewport,
+    pub drawn: Range<usize>,
+    /// A scroll chosen while drawing, applied once the rows are in the page.
+    pub scroll_to: Option<f64>,
+    measured: bool,
+    row: &'static str,
+}
+
+impl VirtualList {
+    pub fn new(row: &'static str) -> VirtualList {
+        VirtualList { viewport: Viewport::default(), drawn: 0..0, scroll_to: None, measured: false, row }
+    }
+
+    /// Scrolls (once drawn) so that row `i` is in view, if it is not.
+    pub fn reveal(&mut self, i: usize) {
+        if !self.viewport.shows(i) {
+            self.viewport.top = self.viewport.centred_on(i);
+            self.scroll_to = Some(self.viewport.top);
+        }
+    }
+
+    /// The rows to draw now, of `count`.
+    pub fn draw(&mut self, count: usize) -> Range<usize> {
+        self.drawn = self.viewport.drawn(count);
+        self.drawn.clone()
+    }
+
+    /// After a drawing: applies the chosen scroll, and measures the list
+    /// the first time (the rows' height and the view's were guesses). True
+    /// when the measure calls for drawing again.
+    pub fn settle(&mut self, list: &web_sys::Element) -> bool {
+        if let Some(top) = self.scroll_to.take() {
+            list.set_scroll_top(top as i32);
+        }
+        if self.measured {
+            return false;
+        }
+        self.measured = true;
+        let guess = self.viewport;
+        self.measure(list);
+        (guess.row, guess.height) != (self.viewport.row, self.viewport.height)
+    }
+
+    /// The list was scrolled (by the learner, or by `settle`): true when
+    /// the rows now in view were not drawn.
+    pub fn scrolled(&mut self, list: &web_sys::Element, count: usize) -> bool {
+        self.measure(list);
+        !covers(&self.drawn, &self.viewport.visible(count))
+    }
+
+    fn measure(&mut self, list: &web_sys::Element) {
+        self.viewport.top = f64::from(list.scroll_top());
+        self.viewport.height = f64::from(list.client_height());
+        if let Some(row) = list.query_selector(self.row).ok().flatten() {
+            let height = row.get_bounding_client_rect().height();
+            if height > 0.0 {
+                self.viewport.row = height;
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -4,7 +4,7 @@
 use crate::format;
 use crate::i18n::Lang;
 use crate::state::{Action, Snap};
-use crate::viewport::Viewport;
+use crate::viewport::VirtualList;
 use std::collections::BTreeSet;
 use std::rc::Rc;
 use web_sys::HtmlSelectElement;
@@ -128,7 +128,7 @@ pub fn event_log(p: &EventsProps) -> Html {
     let follower = use_mut_ref(|| None::<crate::dom::KeepInView>);
     // Whether the log is on screen (watched once it is in the page).
     let seen = use_mut_ref(|| None::<(crate::dom::OnScreen, Rc<std::cell::Cell<bool>>)>);
-    let virtual_list = use_mut_ref(VirtualList::default);
+    let virtual_list = use_mut_ref(VirtualLog::default);
     let redraw = use_force_update();
     let sandbox = p.snap.sandbox.borrow();
     let trace = sandbox.trace();
@@ -183,10 +183,10 @@ pub fn event_log(p: &EventsProps) -> Html {
         // when it comes into view.
         if !seen.borrow().as_ref().is_none_or(|(_, visible)| visible.get()) {
             drawn = drawn.start..drawn.start;
-            list.drawn = drawn.clone();
+            list.list.drawn = drawn.clone();
         }
-        let (above, below) =
-            (list.viewport.extent(drawn.start).round() as i64, list.viewport.extent(shown.len() - drawn.end).round() as i64);
+        let viewport = list.list.viewport;
+        let (above, below) = (viewport.extent(drawn.start).round() as i64, viewport.extent(shown.len() - drawn.end).round() as i64);
         html! { <>
             <li key="above" class="kz-event-spacer" aria-hidden="true" style={format!("height:{above}px")}></li>
             { for shown[drawn].iter().map(|&s| item(s)) }
@@ -194,7 +194,7 @@ pub fn event_log(p: &EventsProps) -> Html {
         </> }
     } else {
         // A list drawn whole again: a virtual one later starts afresh.
-        *virtual_list.borrow_mut() = VirtualList::default();
+        *virtual_list.borrow_mut() = VirtualLog::default();
         html! { for shown.iter().map(|&s| item(s)) }
     };
     {
@@ -251,7 +251,7 @@ pub fn event_log(p: &EventsProps) -> Html {
     let onscroll = {
         let (virtual_list, count) = (virtual_list.clone(), shown.len());
         Callback::from(move |e: Event| {
-            if virtual_mode && virtual_list.borrow_mut().scrolled(&e.target_unchecked_into(), count) {
+            if virtual_mode && virtual_list.borrow_mut().list.scrolled(&e.target_unchecked_into(), count) {
                 redraw.force_update();
             }
         })
@@ -280,21 +280,21 @@ pub fn event_log(p: &EventsProps) -> Html {
     }
 }
 
-/// A long log's scroll: where it stands, which rows were drawn, and the
-/// position it last followed.
-#[derive(Default)]
-struct VirtualList {
-    viewport: Viewport,
-    drawn: std::ops::Range<usize>,
+/// A long log's scroll, and the position it last followed.
+struct VirtualLog {
+    list: VirtualList,
     /// The position it last followed, in which list of kept steps (the
     /// filters' memo: other filters, another list).
     followed: Option<(u64, Rc<Vec<u64>>)>,
-    /// A scroll chosen while drawing, applied once the rows are in the page.
-    scroll_to: Option<f64>,
-    measured: bool,
 }
 
-impl VirtualList {
+impl Default for VirtualLog {
+    fn default() -> VirtualLog {
+        VirtualLog { list: VirtualList::new(".kz-event"), followed: None }
+    }
+}
+
+impl VirtualLog {
     /// The rows to draw now of the first `shown` of `kept`. When the
     /// timeline has moved since the last drawing (or the filters changed)
     /// and its entry is out of view, the list scrolls to it first, so that a
@@ -302,52 +302,19 @@ impl VirtualList {
     fn follow(&mut self, kept: &Rc<Vec<u64>>, shown: usize, position: u64) -> std::ops::Range<usize> {
         if !self.followed.as_ref().is_some_and(|(p, k)| *p == position && Rc::ptr_eq(k, kept)) {
             self.followed = Some((position, kept.clone()));
-            let i = kept[..shown].partition_point(|&s| s < position).min(shown.saturating_sub(1));
-            if !self.viewport.shows(i) {
-                self.viewport.top = self.viewport.centred_on(i);
-                self.scroll_to = Some(self.viewport.top);
-            }
+            self.list.reveal(kept[..shown].partition_point(|&s| s < position).min(shown.saturating_sub(1)));
         }
-        self.drawn = self.viewport.drawn(shown);
-        self.drawn.clone()
+        self.list.draw(shown)
     }
 
-    /// After a drawing: applies the chosen scroll, and measures the list
-    /// the first time (the rows' height and the view's were guesses). True
-    /// when the measure calls for drawing again, following afresh.
+    /// After a drawing: true when the first measure calls for drawing
+    /// again, following afresh.
     fn settle(&mut self, list: &web_sys::Element) -> bool {
-        if let Some(top) = self.scroll_to.take() {
-            list.set_scroll_top(top as i32);
-        }
-        if self.measured {
-            return false;
-        }
-        self.measured = true;
-        let guess = self.viewport;
-        self.measure(list);
-        let changed = (guess.row, guess.height) != (self.viewport.row, self.viewport.height);
+        let changed = self.list.settle(list);
         if changed {
             self.followed = None;
         }
         changed
-    }
-
-    /// The list was scrolled (by the learner, or by `settle`): true when
-    /// the rows now in view were not drawn.
-    fn scrolled(&mut self, list: &web_sys::Element, count: usize) -> bool {
-        self.measure(list);
-        !crate::viewport::covers(&self.drawn, &self.viewport.visible(count))
-    }
-
-    fn measure(&mut self, list: &web_sys::Element) {
-        self.viewport.top = f64::from(list.scroll_top());
-        self.viewport.height = f64::from(list.client_height());
-        if let Some(row) = list.query_selector(".kz-event").ok().flatten() {
-            let height = row.get_bounding_client_rect().height();
-            if height > 0.0 {
-                self.viewport.row = height;
-            }
-        }
     }
 }
 

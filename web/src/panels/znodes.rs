@@ -6,6 +6,7 @@ use crate::format;
 use crate::i18n::Lang;
 use crate::panels::icons;
 use crate::state::Snap;
+use crate::viewport::VirtualList;
 use kzsim::trace::TraceEntry;
 use kzsim::view::{View, ZnodeView};
 use std::collections::{BTreeMap, BTreeSet};
@@ -135,8 +136,19 @@ fn is_under(path: &str, ancestor: &str) -> bool {
     }
 }
 
+/// Past this many rows the tree is a virtual list (rows of one height, only
+/// those near its view drawn); up to it every row is in the page, as the UI
+/// contract's `znode-tree` promises. A big cluster's tree has some 1,300
+/// rows (10,000 more once a topic's partitions are all shown), and a seek
+/// that moved the first partitions' rows redrew and laid out hundreds of
+/// them, most scrolled out of the tree's view (issue 9).
+const VIRTUAL_FROM: usize = 400;
+
 #[function_component(Znodes)]
 pub fn znodes(p: &ZnodesProps) -> Html {
+    let list_ref = use_node_ref();
+    let virtual_list = use_mut_ref(|| VirtualList::new(".kz-znode"));
+    let redraw = use_force_update();
     let collapsed = use_state(BTreeSet::<String>::new);
     let opened = use_state(BTreeSet::<String>::new);
     let selected = use_state(|| None::<String>);
@@ -168,7 +180,41 @@ pub fn znodes(p: &ZnodesProps) -> Html {
         recent: recent.clone(),
     };
     let visible = use_memo(drawn, lines);
-    let rows = visible.iter().map(|line| match line {
+    let virtual_mode = visible.len() > VIRTUAL_FROM;
+    let in_page = if virtual_mode {
+        virtual_list.borrow_mut().draw(visible.len())
+    } else {
+        // A tree drawn whole again: a virtual one later starts afresh.
+        *virtual_list.borrow_mut() = VirtualList::new(".kz-znode");
+        0..visible.len()
+    };
+    let spacer = |key: &'static str, rows: usize| {
+        let height = virtual_list.borrow().viewport.extent(rows).round() as i64;
+        virtual_mode
+            .then(|| html! { <li {key} class="kz-tree-spacer" role="none" aria-hidden="true" style={format!("height:{height}px")}></li> })
+    };
+    let (above, below) = (spacer("above", in_page.start), spacer("below", visible.len() - in_page.end));
+    {
+        // A virtual tree measures itself once drawn (its rows' height and
+        // its view's were guesses) and draws again if they were wrong.
+        let (list_ref, virtual_list, redraw) = (list_ref.clone(), virtual_list.clone(), redraw.clone());
+        use_effect(move || {
+            if let Some(list) = list_ref.cast::<web_sys::Element>().filter(|_| virtual_mode) {
+                if virtual_list.borrow_mut().settle(&list) {
+                    redraw.force_update();
+                }
+            }
+        });
+    }
+    let onscroll = {
+        let (virtual_list, count) = (virtual_list.clone(), visible.len());
+        Callback::from(move |e: Event| {
+            if virtual_mode && virtual_list.borrow_mut().scrolled(&e.target_unchecked_into(), count) {
+                redraw.force_update();
+            }
+        })
+    };
+    let rows = visible[in_page].iter().map(|line| match line {
         Ok(i) => {
             let z = &view.znodes[*i];
             html! {
@@ -203,8 +249,9 @@ pub fn znodes(p: &ZnodesProps) -> Html {
             <h2 id="kz-zk-h" class="kz-panel-title"><span class="kz-dot kz-czk"></span>{ p.lang.t("ZooKeeper") }
                 <span class="kz-legend"><span class="kz-badge kz-badge-e">{"E"}</span>{ format!(" {} ", p.lang.t("ephemeral")) }<span class="kz-badge kz-badge-s">{"S"}</span>{ format!(" {} ", p.lang.t("sequential")) }{ icons::eye() }{" watch"}</span>
             </h2>
-            <ul class="kz-tree" data-testid="znode-tree" role="tree" aria-label={p.lang.t("znode tree")}>
-                { for rows }
+            <ul class={classes!("kz-tree", virtual_mode.then_some("kz-tree-virtual"))} data-testid="znode-tree" role="tree"
+                aria-label={p.lang.t("znode tree")} ref={list_ref} {onscroll}>
+                { above }{ for rows }{ below }
             </ul>
             <div class="kz-znode-detail" data-testid="znode-detail" aria-live="polite">
                 { match (selected.as_ref(), selected_node) {
