@@ -181,13 +181,11 @@ pub fn znodes(p: &ZnodesProps) -> Html {
     };
     let visible = use_memo(drawn, lines);
     let virtual_mode = visible.len() > VIRTUAL_FROM;
-    let in_page = if virtual_mode {
-        virtual_list.borrow_mut().draw(visible.len())
-    } else {
-        // A tree drawn whole again: a virtual one later starts afresh.
-        *virtual_list.borrow_mut() = VirtualList::new(".kz-znode");
-        0..visible.len()
-    };
+    // The measures are kept while the tree is drawn whole: its rows' height
+    // and its view's do not change, and measuring them again each time a
+    // seek made the tree long again forced the browser to lay the page out
+    // in the middle of the redraw (10 ms of such a seek).
+    let in_page = if virtual_mode { virtual_list.borrow_mut().draw(visible.len()) } else { 0..visible.len() };
     let spacer = |key: &'static str, rows: usize| {
         let height = virtual_list.borrow().viewport.extent(rows).round() as i64;
         virtual_mode
@@ -209,7 +207,10 @@ pub fn znodes(p: &ZnodesProps) -> Html {
     let onscroll = {
         let (virtual_list, count) = (virtual_list.clone(), visible.len());
         Callback::from(move |e: Event| {
-            if virtual_mode && virtual_list.borrow_mut().scrolled(&e.target_unchecked_into(), count) {
+            let list = e.target_unchecked_into();
+            if !virtual_mode {
+                virtual_list.borrow_mut().viewport.top = f64::from(web_sys::Element::scroll_top(&list));
+            } else if virtual_list.borrow_mut().scrolled(&list, count) {
                 redraw.force_update();
             }
         })
