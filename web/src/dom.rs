@@ -171,6 +171,32 @@ pub fn on_screen(element: &web_sys::Element, f: impl Fn(bool) + 'static) -> OnSc
     OnScreen { observer, _intersect: intersect, _visibility: visibility }
 }
 
+/// Whether the element `node` refers to is on screen: true until it is in
+/// the page and watched, then as [`on_screen`] reports. The component
+/// redraws when its element comes into view, so one that draws less out of
+/// view (a long event log) catches up then; it reads the flag at render
+/// time and in its effects.
+#[yew::hook]
+pub fn use_on_screen(node: &yew::NodeRef) -> std::rc::Rc<std::cell::Cell<bool>> {
+    let state = yew::use_mut_ref(|| (std::rc::Rc::new(std::cell::Cell::new(true)), None::<OnScreen>));
+    let redraw = yew::use_force_update();
+    let visible = state.borrow().0.clone();
+    let (node, flag) = (node.clone(), visible.clone());
+    yew::use_effect(move || {
+        let mut state = state.borrow_mut();
+        if state.1.is_none() {
+            if let Some(element) = node.cast::<web_sys::Element>() {
+                state.1 = Some(on_screen(&element, move |now| {
+                    if flag.replace(now) != now && now {
+                        redraw.force_update();
+                    }
+                }));
+            }
+        }
+    });
+    visible
+}
+
 /// Offers `content` to the learner as a file download named `filename`.
 pub fn download(filename: &str, mime: &str, content: &str) -> Result<(), String> {
     let fail = |what: &str| format!("the browser would not {what} for the download of {filename}");

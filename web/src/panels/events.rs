@@ -126,8 +126,7 @@ pub fn event_log(p: &EventsProps) -> Html {
     let kind_filter = use_state(String::new);
     let list_ref = use_node_ref();
     let follower = use_mut_ref(|| None::<crate::dom::KeepInView>);
-    // Whether the log is on screen (watched once it is in the page).
-    let seen = use_mut_ref(|| None::<(crate::dom::OnScreen, Rc<std::cell::Cell<bool>>)>);
+    let seen = crate::dom::use_on_screen(&list_ref);
     let virtual_list = use_mut_ref(VirtualLog::default);
     let redraw = use_force_update();
     let sandbox = p.snap.sandbox.borrow();
@@ -181,7 +180,7 @@ pub fn event_log(p: &EventsProps) -> Html {
         // Out of view a long log draws no rows at all, only its height (a
         // seek on a big cluster redrew sixty rows nobody saw); it draws them
         // when it comes into view.
-        if !seen.borrow().as_ref().is_none_or(|(_, visible)| visible.get()) {
+        if !seen.get() {
             drawn = drawn.start..drawn.start;
             list.list.drawn = drawn.clone();
         }
@@ -211,20 +210,7 @@ pub fn event_log(p: &EventsProps) -> Html {
         let (list_ref, virtual_list, redraw) = (list_ref.clone(), virtual_list.clone(), redraw.clone());
         use_effect(move || {
             let Some(list) = list_ref.cast::<web_sys::Element>() else { return };
-            let visible = {
-                let mut seen = seen.borrow_mut();
-                let (_, visible) = seen.get_or_insert_with(|| {
-                    let visible = Rc::new(std::cell::Cell::new(true));
-                    let (flag, redraw) = (visible.clone(), redraw.clone());
-                    let watcher = crate::dom::on_screen(&list, move |now| {
-                        if flag.replace(now) != now && now {
-                            redraw.force_update();
-                        }
-                    });
-                    (watcher, visible)
-                });
-                visible.get()
-            };
+            let visible = seen.get();
             if virtual_mode {
                 if visible && virtual_list.borrow_mut().settle(&list) {
                     redraw.force_update();
