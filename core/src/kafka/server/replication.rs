@@ -461,19 +461,21 @@ impl Broker {
     fn maybe_shrink_isr(&mut self, io: &mut Io) {
         let now = io.now.as_u64();
         let lag = self.config.replica_lag_time_max_ms;
-        // The followers' fetch times as their idle rounds left them.
-        self.replica_manager.partitions.apply_idle_rounds();
         // Counted, and only the out-of-sync ones kept: every 15 s each
-        // broker checks the thousands it leads, nearly all in sync.
+        // broker checks the thousands it leads, nearly all in sync. The
+        // followers' fetch times are as their idle rounds left them.
+        let me = self.id;
         let mut led = 0usize;
         let mut shrinking: Vec<(TopicPartition, Vec<BrokerId>)> = Vec::new();
-        for (tp, h) in self.replica_manager.partitions.iter().filter(|(_, h)| h.role == Role::Leader && !h.isr_update_pending) {
-            led += 1;
-            let osr = h.out_of_sync_replicas(self.id, now, lag);
-            if !osr.is_empty() {
-                shrinking.push((tp.clone(), osr));
+        self.replica_manager.partitions.visit_with_idle_rounds(|tp, h| {
+            if h.role == Role::Leader && !h.isr_update_pending {
+                led += 1;
+                let osr = h.out_of_sync_replicas(me, now, lag);
+                if !osr.is_empty() {
+                    shrinking.push((tp.clone(), osr));
+                }
             }
-        }
+        });
         if led == 0 {
             return;
         }
