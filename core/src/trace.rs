@@ -42,26 +42,13 @@ pub struct Trace {
     entries: Vec<TraceEntry>,
     /// Steps handed out before `entries[0]` and no longer held.
     forgotten: usize,
-    /// Steps are only counted ([`Trace::counting`]).
-    counts_only: bool,
 }
 
 impl Trace {
-    /// A trace that counts the steps and holds none: for a run that reads
-    /// no step (`kzsim run --quiet` with no trace to write or search). The
-    /// runner then makes no entry for it — a big run hands out about a
-    /// million steps, and making each one's strings to drop them at once was
-    /// a few percent of the run.
-    pub fn counting() -> Trace {
-        Trace { counts_only: true, ..Trace::default() }
-    }
-
-    /// Whether steps are only counted (see [`Trace::counting`]).
-    pub fn counts_only(&self) -> bool {
-        self.counts_only
-    }
-
-    /// One more step handed out, counted and not held.
+    /// One more step handed out, counted and not held: for a run that reads
+    /// no step ([`crate::runner::Runner::set_records_unread`]). A big run
+    /// hands out about a million steps, and making each one's entry to drop
+    /// it at once was a few percent of the run.
     pub fn count(&mut self) {
         self.forgotten += 1;
     }

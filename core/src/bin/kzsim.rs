@@ -171,16 +171,15 @@ fn run(a: RunArgs) -> ExitCode {
     let mut out = TraceFile::create(a.trace.as_deref());
     let mut runner = Runner::new(Arc::new(script), Limits::default());
     // Nothing reads the steps at all: they are counted, not described nor held.
-    let unread = a.quiet && a.trace.is_none() && !looks_back;
-    if unread {
+    if a.quiet && a.trace.is_none() && !looks_back {
         runner.set_records_unread();
     }
-    let mut trace = if unread { Trace::counting() } else { Trace::default() };
+    let mut trace = Trace::default();
     let mut printed = 0;
     let result = loop {
         match runner.step(&mut trace) {
             Ok(kzsim::runner::StepOutcome::Stepped) => {
-                // Steps counted and never held (a counting trace's) are not shown.
+                // Steps only counted (records unread) are never held nor shown.
                 let held_from = trace.len() - trace.entries().len();
                 let new = &trace.entries()[printed.max(held_from) - held_from..];
                 if !a.quiet {

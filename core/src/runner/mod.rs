@@ -153,8 +153,9 @@ impl Runner {
         }
     }
 
-    /// Only the steps' count will be read, not their summaries and details
-    /// (`kzsim run --quiet` with no trace to write or search).
+    /// Only the steps' count will be read, not the steps (`kzsim run --quiet`
+    /// with no trace to write or search): they are counted, not described,
+    /// and handed out to the trace as a count ([`Trace::count`]).
     pub fn set_records_unread(&mut self) {
         self.sim.set_records_unread();
     }
@@ -199,7 +200,7 @@ impl Runner {
     /// script ends.
     pub fn step(&mut self, trace: &mut Trace) -> Result<StepOutcome, RunError> {
         loop {
-            if trace.counts_only() {
+            if !self.sim.steps_read() {
                 if self.sim.skip_step() {
                     self.count_step();
                     trace.count();
