@@ -15,6 +15,7 @@ use crate::kafka::zk_data::{self, LeaderIsrAndControllerEpoch};
 use crate::kafka::BrokerId;
 use crate::scenario::TopicPartition;
 use crate::sim::event::{BrokerEvent, Event, FetchPartitions, FetchResult, FetchResults, ReplicaTask, ANY_INCARNATION};
+use crate::small_map::SmallMap;
 use crate::trace::Detail;
 use crate::zookeeper::{KeeperError, Request, Response};
 use serde_json::{json, Value};
@@ -66,11 +67,24 @@ impl Broker {
         for s in rm.fetchers.values_mut() {
             s.partitions.retain(|tp| leader.binary_search(tp).is_err() && follower.binary_search(tp).is_err());
         }
+        // The new followers join their leaders' sessions, gathered per
+        // leader first: a session that had none is made at once from them
+        // (a new topic's request brings thousands, in order), rather than
+        // each inserted.
+        let mut joining: SmallMap<BrokerId, Vec<TopicPartition>> = SmallMap::new();
         for tp in became_follower {
             if let Some(h) = rm.partitions.get(tp) {
                 if h.leader >= 0 {
-                    rm.fetchers.entry(h.leader).or_default().partitions.insert(tp.clone());
+                    joining.entry(h.leader).or_default().push(tp.clone());
                 }
+            }
+        }
+        for (leader, tps) in joining {
+            let session = &mut rm.fetchers.entry(leader).or_default().partitions;
+            if session.is_empty() {
+                *session = tps.into_iter().collect();
+            } else {
+                session.extend(tps);
             }
         }
         rm.fetchers.retain(|_, s| !s.partitions.is_empty() || s.in_flight);
