@@ -65,6 +65,12 @@ struct Positions {
     sparse: BTreeMap<i32, u32>,
     /// Entries in the slot: the position of the next one.
     count: u32,
+    /// The partition at the last position, while every entry came after
+    /// the one before it in partition order (positions are then in
+    /// partition order, and the slot is listed without its index).
+    last: Option<i32>,
+    /// The positions are no longer known to be in partition order.
+    shuffled: bool,
 }
 
 impl Positions {
@@ -94,6 +100,8 @@ impl Positions {
         }
         *place = next;
         self.count += 1;
+        self.shuffled |= self.last.is_some_and(|last| p < last);
+        self.last = Some(p);
         (next, true)
     }
 
@@ -106,37 +114,58 @@ impl Positions {
         }
     }
 
+    /// Forgets partition `p`'s position: the entry there is to be
+    /// swap-removed, which may move the last one out of partition order.
     fn take(&mut self, p: i32) -> Option<u32> {
-        if !(0..DENSE).contains(&p) {
-            return self.sparse.remove(&p);
-        }
-        let slot = self.dense.get_mut(p as usize).filter(|i| **i != NONE)?;
-        Some(std::mem::replace(slot, NONE))
+        let taken = if (0..DENSE).contains(&p) {
+            let slot = self.dense.get_mut(p as usize).filter(|i| **i != NONE)?;
+            Some(std::mem::replace(slot, NONE))
+        } else {
+            self.sparse.remove(&p)
+        };
+        self.shuffled |= taken.is_some();
+        taken
     }
 
-    /// The positions in partition order: the negative numbers, the indexed
-    /// ones, the big ones.
+    /// The positions in partition order. Entries that came in partition
+    /// order are listed as they are kept, without reading the index: a
+    /// broker hosts a few of each topic's partitions, and walking its index
+    /// of every partition number to find them was most of the walk (the
+    /// isr-expiration and checkpoint tasks walk every hosted partition).
+    /// Otherwise the negative numbers, the indexed ones, the big ones.
     fn in_order(&self) -> InOrder<'_> {
-        InOrder { below: self.sparse.range(..0), dense: self.dense.iter(), above: self.sparse.range(DENSE..) }
+        if !self.shuffled {
+            return InOrder::Kept(0..self.count as usize);
+        }
+        InOrder::Indexed { below: self.sparse.range(..0), dense: self.dense.iter(), above: self.sparse.range(DENSE..) }
     }
 }
 
 /// A slot's positions in partition order ([`Positions::in_order`]).
-struct InOrder<'a> {
-    below: btree_map::Range<'a, i32, u32>,
-    dense: std::slice::Iter<'a, u32>,
-    above: btree_map::Range<'a, i32, u32>,
+enum InOrder<'a> {
+    /// The positions themselves, in partition order as they are.
+    Kept(std::ops::Range<usize>),
+    Indexed {
+        below: btree_map::Range<'a, i32, u32>,
+        dense: std::slice::Iter<'a, u32>,
+        above: btree_map::Range<'a, i32, u32>,
+    },
 }
 
 impl Iterator for InOrder<'_> {
     type Item = usize;
 
     fn next(&mut self) -> Option<usize> {
-        let next = match self.below.next() {
-            Some((_, i)) => Some(*i),
-            None => self.dense.find(|i| **i != NONE).or_else(|| self.above.next().map(|(_, i)| i)).copied(),
-        };
-        next.map(|i| i as usize)
+        match self {
+            InOrder::Kept(positions) => positions.next(),
+            InOrder::Indexed { below, dense, above } => {
+                let next = match below.next() {
+                    Some((_, i)) => Some(*i),
+                    None => dense.find(|i| **i != NONE).or_else(|| above.next().map(|(_, i)| i)).copied(),
+                };
+                next.map(|i| i as usize)
+            }
+        }
     }
 }
 
@@ -447,6 +476,24 @@ mod tests {
         assert_eq!(map.keys().collect::<Vec<_>>(), model.keys().collect::<Vec<_>>());
 
         assert_eq!(map.len(), model.len());
+    }
+
+    #[test]
+    fn entries_added_in_order_are_listed_in_order_until_one_is_not() {
+        let (mut map, mut model) = (PartitionMap::default(), BTreeMap::new());
+        for (i, p) in [-3, 0, 2, 5, DENSE, DENSE + 1].into_iter().enumerate() {
+            map.insert(tp("t", p), i);
+            model.insert(tp("t", p), i);
+        }
+        assert!(map.iter().eq(model.iter()));
+        for (i, p) in [4, 1].into_iter().enumerate() {
+            map.insert(tp("t", p), 10 + i);
+            model.insert(tp("t", p), 10 + i);
+            assert!(map.iter().eq(model.iter()));
+        }
+        assert_eq!(map.remove(&tp("t", 0)), model.remove(&tp("t", 0)));
+        assert!(map.iter().eq(model.iter()));
+        assert!(map.into_values().eq(model.into_values()));
     }
 
     #[test]
