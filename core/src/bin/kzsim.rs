@@ -170,6 +170,7 @@ fn run(a: RunArgs) -> ExitCode {
         script.lines.iter().any(|l| matches!(&l.command, scenario::Command::Expect(e) if e.subject == scenario::Subject::Trace));
     let mut out = TraceFile::create(a.trace.as_deref());
     let mut runner = Runner::new(Arc::new(script), Limits::default());
+    // Nothing reads the steps at all: they are counted, not described nor held.
     if a.quiet && a.trace.is_none() && !looks_back {
         runner.set_records_unread();
     }
@@ -178,8 +179,9 @@ fn run(a: RunArgs) -> ExitCode {
     let result = loop {
         match runner.step(&mut trace) {
             Ok(kzsim::runner::StepOutcome::Stepped) => {
+                // Steps only counted (records unread) are never held nor shown.
                 let held_from = trace.len() - trace.entries().len();
-                let new = &trace.entries()[printed - held_from..];
+                let new = &trace.entries()[printed.max(held_from) - held_from..];
                 if !a.quiet {
                     for e in new {
                         println!(

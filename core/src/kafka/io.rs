@@ -34,18 +34,37 @@ pub struct Io<'a> {
     /// Whether anyone will read the steps' summaries and details (see
     /// [`Io::record_with`]).
     pub records_read: bool,
+    /// Whether anyone will read the steps at all, or only count them (see
+    /// [`Io::record`]).
+    pub steps_read: bool,
 }
 
 impl<'a> Io<'a> {
     pub fn new(now: Millis, zk: &'a mut ZooKeeper, rng: &'a mut Rng, broker_id: BrokerId) -> Io<'a> {
-        Io { now, zk, rng, broker_id, fx: Effects::default(), notifications: Vec::new(), cost_us: 0, batch_depth: 0, records_read: true }
+        Io {
+            now,
+            zk,
+            rng,
+            broker_id,
+            fx: Effects::default(),
+            notifications: Vec::new(),
+            cost_us: 0,
+            batch_depth: 0,
+            records_read: true,
+            steps_read: true,
+        }
     }
 
     pub fn cost_ms(&self) -> u64 {
         self.cost_us.div_ceil(1000)
     }
 
+    /// A step. Counted only, with no record made, when nobody reads the
+    /// steps (`kzsim run --quiet` with no trace to write or search).
     pub fn record(&mut self, actor: &str, kind: &'static str, source: &'static str, summary: String, detail: impl Into<Value>) {
+        if !self.steps_read {
+            return self.fx.count_step();
+        }
         self.fx.record(Record { actor: actor.to_string(), kind, summary, source, detail: detail.into() });
     }
 

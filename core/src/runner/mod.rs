@@ -153,8 +153,9 @@ impl Runner {
         }
     }
 
-    /// Only the steps' count will be read, not their summaries and details
-    /// (`kzsim run --quiet` with no trace to write or search).
+    /// Only the steps' count will be read, not the steps (`kzsim run --quiet`
+    /// with no trace to write or search): they are counted, not described,
+    /// and handed out to the trace as a count ([`Trace::count`]).
     pub fn set_records_unread(&mut self) {
         self.sim.set_records_unread();
     }
@@ -199,7 +200,13 @@ impl Runner {
     /// script ends.
     pub fn step(&mut self, trace: &mut Trace) -> Result<StepOutcome, RunError> {
         loop {
-            if let Some(entry) = self.sim.take_step() {
+            if !self.sim.steps_read() {
+                if self.sim.skip_step() {
+                    self.count_step();
+                    trace.count();
+                    return Ok(StepOutcome::Stepped);
+                }
+            } else if let Some(entry) = self.sim.take_step() {
                 self.hand_out(entry, trace);
                 return Ok(StepOutcome::Stepped);
             }
@@ -219,10 +226,15 @@ impl Runner {
         }
     }
 
-    fn hand_out(&mut self, entry: TraceEntry, trace: &mut Trace) {
+    /// A step handed out: `step N` counts it.
+    fn count_step(&mut self) {
         if let Mode::Steps(n) = self.mode {
             self.mode = if n <= 1 { Mode::NextLine } else { Mode::Steps(n - 1) };
         }
+    }
+
+    fn hand_out(&mut self, entry: TraceEntry, trace: &mut Trace) {
+        self.count_step();
         // Replaying from a keyframe re-derives steps the trace already has
         // (undescribed, when the timeline said they would not be read).
         if trace.len() as u64 >= entry.step {

@@ -53,6 +53,14 @@ impl Topic {
     pub fn as_str(&self) -> &str {
         &self.0
     }
+
+    /// The same allocation: the same name, known without reading it. Names
+    /// are interned, so equal names nearly always are (not across threads,
+    /// nor after the pool dropped a name no longer used).
+    #[inline]
+    pub fn is_same(&self, other: &Topic) -> bool {
+        std::sync::Arc::ptr_eq(&self.0, &other.0)
+    }
 }
 
 impl std::ops::Deref for Topic {

@@ -204,6 +204,7 @@ impl Sim {
         let mut zkc = std::mem::take(&mut self.admin);
         let mut io = Io::new(self.now, &mut self.zk, &mut self.rng, -1);
         io.records_read = self.records_read;
+        io.steps_read = self.steps_read;
         if zkc.session.is_none() {
             let s = io.zk.create_session(io.now, admin::ACTOR, 30_000);
             zkc.session = Some(s);

@@ -24,6 +24,8 @@ pub enum Effect {
 pub struct Effects {
     first: Vec<Effect>,
     more: Vec<Vec<Effect>>,
+    /// Steps recorded as a count alone (nobody reads them).
+    counted_steps: usize,
 }
 
 /// The largest chunk, in effects.
@@ -36,6 +38,16 @@ impl Effects {
 
     pub fn record(&mut self, record: Record) {
         self.push(Effect::Record(record));
+    }
+
+    /// A step nobody reads: counted, with no record.
+    pub fn count_step(&mut self) {
+        self.counted_steps += 1;
+    }
+
+    /// The steps recorded by [`Effects::count_step`].
+    pub fn counted_steps(&self) -> usize {
+        self.counted_steps
     }
 
     fn push(&mut self, effect: Effect) {
@@ -54,12 +66,13 @@ impl Effects {
         }
     }
 
+    /// The effects, the counted steps included.
     pub fn len(&self) -> usize {
-        self.first.len() + self.more.iter().map(Vec::len).sum::<usize>()
+        self.counted_steps + self.first.len() + self.more.iter().map(Vec::len).sum::<usize>()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.first.is_empty() && self.more.iter().all(Vec::is_empty)
+        self.counted_steps == 0 && self.first.is_empty() && self.more.iter().all(Vec::is_empty)
     }
 
     /// The chunks, in order: the effects as they were added, taken a chunk

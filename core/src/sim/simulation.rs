@@ -37,6 +37,9 @@ pub struct Sim {
     console: Console,
     /// Records of the last event not yet handed out as steps.
     pending: VecDeque<(Millis, Record)>,
+    /// Steps of the last event not yet handed out and kept as a count
+    /// alone, their records never made ([`Sim::set_records_unread`]).
+    pending_counted: usize,
     steps: u64,
     events: u64,
     /// Effects applied so far (see [`Sim::work`]).
@@ -49,6 +52,8 @@ pub struct Sim {
     pub(crate) admin: ZooKeeperClient,
     /// Whether the steps' summaries and details will be read (`Io::record_with`).
     pub(crate) records_read: bool,
+    /// Whether the steps will be read at all, or only counted.
+    pub(crate) steps_read: bool,
 }
 
 impl Sim {
@@ -61,6 +66,7 @@ impl Sim {
             zk: ZooKeeper::default(),
             console: Console::default(),
             pending: VecDeque::new(),
+            pending_counted: 0,
             steps: 0,
             events: 0,
             effects: 0,
@@ -68,13 +74,23 @@ impl Sim {
             broker_settings: Vec::new(),
             admin: ZooKeeperClient::default(),
             records_read: true,
+            steps_read: true,
         }
     }
 
-    /// Nobody will read the steps' summaries and details, only count the
-    /// steps: the busiest steps then skip building them (`Io::record_with`).
+    /// Nobody will read the steps, only count them: the busiest steps skip
+    /// building their summaries and details (`Io::record_with`), and the
+    /// brokers' steps are counted without making their records (`Io::record`;
+    /// a failover's three hundred thousand waited as 48 MB of records).
     pub fn set_records_unread(&mut self) {
         self.records_read = false;
+        self.steps_read = false;
+    }
+
+    /// Whether steps are only counted (see [`Sim::set_records_unread`]):
+    /// then hand them out with [`Sim::skip_step`].
+    pub fn steps_read(&self) -> bool {
+        self.steps_read
     }
 
     /// Whether the coming steps' summaries and details are read (see
@@ -190,13 +206,27 @@ impl Sim {
         })
     }
 
+    /// `take_step` for a step nobody reads: counted alike, its record (if
+    /// it was made) dropped without making an entry of it. False if none is
+    /// pending.
+    pub fn skip_step(&mut self) -> bool {
+        if self.pending.pop_front().is_none() {
+            if self.pending_counted == 0 {
+                return false;
+            }
+            self.pending_counted -= 1;
+        }
+        self.steps += 1;
+        true
+    }
+
     pub fn has_pending_steps(&self) -> bool {
-        !self.pending.is_empty()
+        self.pending_steps() > 0
     }
 
     /// Steps recorded but not yet handed out.
     pub fn pending_steps(&self) -> usize {
-        self.pending.len()
+        self.pending.len() + self.pending_counted
     }
 
     /// A copy of the whole world whose steps not yet handed out keep their
@@ -248,7 +278,8 @@ impl Sim {
         // Room for every step at once: a big event records hundreds of
         // thousands, and the queue would otherwise be copied at each doubling.
         let n = fx.len();
-        self.pending.reserve(n);
+        self.pending.reserve(n - fx.counted_steps());
+        self.pending_counted += fx.counted_steps();
         self.effects += n as u64;
         // Chunk by chunk, in the order they were added.
         for chunk in fx.into_chunks() {
@@ -328,6 +359,7 @@ impl Sim {
         let broker = self.brokers.get_mut(&id).filter(|b| accept(b))?;
         let mut io = Io::new(self.now, &mut self.zk, &mut self.rng, id);
         io.records_read = self.records_read;
+        io.steps_read = self.steps_read;
         let r = f(broker, &mut io);
         let Io { fx, notifications, .. } = io;
         let mut fx = fx;

@@ -236,9 +236,17 @@ impl ZooKeeper {
                 Ok(Response::SetData { stat })
             }
             Request::Check { path: p, version } => {
-                path::validate_path(p, false).map_err(|_| KeeperError::BadArguments)?;
-                self.tree.check(p, *version)?;
-                Ok(Response::Checked)
+                // Every path in the tree passed validation when it was
+                // created, so only a missing one is checked (BadArguments
+                // before NoNode): every fenced controller write checks
+                // `/controller_epoch`.
+                match self.tree.check(p, *version) {
+                    Err(KeeperError::NoNode) => {
+                        path::validate_path(p, false).map_err(|_| KeeperError::BadArguments)?;
+                        Err(KeeperError::NoNode)
+                    }
+                    checked => checked.map(|()| Response::Checked),
+                }
             }
             _ => Err(KeeperError::BadArguments),
         }

@@ -270,3 +270,15 @@ fn reads_of_invalid_paths_are_bad_arguments_and_set_no_watch() {
         ok(&mut zk, a, Request::Exists { path: p, watch: false });
     }
 }
+
+#[test]
+fn checks_of_invalid_paths_are_bad_arguments_before_no_node() {
+    let (mut zk, a, _) = server();
+    ok(&mut zk, a, create("/a", "", false, false));
+    for path in ["a", "/a/", "//a", "/a/.", "/a\u{1}"] {
+        assert_eq!(err(&mut zk, a, Request::Check { path: path.into(), version: -1 }), KeeperError::BadArguments, "{path:?}");
+    }
+    assert_eq!(err(&mut zk, a, Request::Check { path: "/b".into(), version: -1 }), KeeperError::NoNode);
+    assert_eq!(err(&mut zk, a, Request::Check { path: "/a".into(), version: 3 }), KeeperError::BadVersion);
+    ok(&mut zk, a, Request::Check { path: "/a".into(), version: 0 });
+}

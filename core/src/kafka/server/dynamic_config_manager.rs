@@ -142,10 +142,10 @@ impl Broker {
 
     /// `Partition.createLog`: a new log reads its topic's overrides
     /// (`fetchLogConfig`), so it starts with the current config even if no
-    /// notification ever reached this broker.
-    pub(super) fn fetch_log_config(&mut self, io: &mut Io, topic: &str) {
-        let actor = self.actor();
-        if let Ok(props) = kzk::get_entity_configs(&mut self.zkc, io, &actor, "KafkaZkClient.getEntityConfigs", "topics", topic) {
+    /// notification ever reached this broker. `actor` is the broker's, named
+    /// once by the caller for all the logs a LeaderAndIsr creates.
+    pub(super) fn fetch_log_config(&mut self, io: &mut Io, actor: &str, topic: &str) {
+        if let Ok(props) = kzk::get_entity_configs(&mut self.zkc, io, actor, "KafkaZkClient.getEntityConfigs", "topics", topic) {
             // Each of a topic's new logs reads the same overrides: kept once.
             let overrides = &mut self.dynamic_config.handlers.topic_overrides;
             if overrides.get(topic) != Some(&props) {

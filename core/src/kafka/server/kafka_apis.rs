@@ -31,7 +31,7 @@ impl Broker {
                     let out = self.replica_manager.become_leader_or_follower(self.id, io.now.as_u64(), *controller_epoch, partitions);
                     // Partition.createLog: each new log reads its topic's config.
                     for tp in &out.created {
-                        self.fetch_log_config(io, &tp.topic);
+                        self.fetch_log_config(io, &actor, &tp.topic);
                     }
                     if let Some(e) = out.error {
                         self.note(
