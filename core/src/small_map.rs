@@ -3,13 +3,13 @@
 //! has at most 200) and other small ones.
 //!
 //! They iterate in order exactly as the `BTreeMap` and `BTreeSet` they stand
-//! in for, and have the part of their interface these uses need. The reason is the browser's
-//! download (issue 9): every key and value type of a `BTreeMap` compiles its
-//! own copy of the tree's code — insertion, node splits, removal with its
-//! rebalancing, iteration — some 2-3 KB gzipped each, where a sorted vector
-//! needs a binary search and a `Vec::insert` or `Vec::remove`. For a few
-//! dozen entries the vector is as fast, and a look-up touches one
-//! allocation instead of a tree of them.
+//! in for, and have the part of their interface these uses need. The reason
+//! is the browser's download (issue 9): every key and value type of a
+//! `BTreeMap` compiles its own copy of the tree's code — insertion, node
+//! splits, removal with its rebalancing, iteration — some 2-3 KB gzipped
+//! each, where a sorted vector needs a binary search and a `Vec::insert` or
+//! `Vec::remove`. For a few dozen entries the vector is as fast, and a
+//! look-up touches one allocation instead of a tree of them.
 
 use std::borrow::Borrow;
 use std::fmt;

@@ -136,7 +136,7 @@ pub fn registered_brokers(znodes: &[Arc<ZnodeView>]) -> Vec<i32> {
         .iter()
         .take_while(|z| z.path.starts_with(IDS))
         .filter(|z| z.change != "deleted" && z.depth == 3)
-        .filter_map(|z| z.path.strip_prefix("/brokers/ids/")?.parse().ok())
+        .filter_map(|z| z.path.strip_prefix(IDS)?.parse().ok())
         .collect();
     ids.sort();
     ids

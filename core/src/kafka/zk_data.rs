@@ -60,31 +60,22 @@ pub fn partitions_path(topic: &str) -> String {
 /// The paths of a partition are built by appending, not with `format!`: a
 /// big cluster builds a few of them per partition at every creation and
 /// failover, and the formatting machinery was most of their cost (issue 9).
+/// The partition's path has room for the state path's `/state`.
 pub fn partition_path(tp: &TopicPartition) -> String {
-    let mut p = String::with_capacity(partition_path_len(tp) + "/state".len());
-    push_partition_path(&mut p, tp);
-    p
-}
-
-pub fn partition_state_path(tp: &TopicPartition) -> String {
-    let mut p = String::with_capacity(partition_path_len(tp) + "/state".len());
-    push_partition_path(&mut p, tp);
-    p.push_str("/state");
-    p
-}
-
-/// `/brokers/topics/T/partitions/P`, appended to `p`.
-fn push_partition_path(p: &mut String, tp: &TopicPartition) {
+    // An i32 has at most 11 characters.
+    let mut p = String::with_capacity(BROKER_TOPICS.len() + "/".len() + tp.topic.len() + "/partitions/".len() + 11 + "/state".len());
     p.push_str(BROKER_TOPICS);
     p.push('/');
     p.push_str(&tp.topic);
     p.push_str("/partitions/");
-    push_int(p, tp.partition);
+    push_int(&mut p, tp.partition);
+    p
 }
 
-/// An upper bound of `push_partition_path`'s length (an i32 has at most 11 characters).
-fn partition_path_len(tp: &TopicPartition) -> usize {
-    BROKER_TOPICS.len() + "/".len() + tp.topic.len() + "/partitions/".len() + 11
+pub fn partition_state_path(tp: &TopicPartition) -> String {
+    let mut p = partition_path(tp);
+    p.push_str("/state");
+    p
 }
 
 /// `n` in decimal, as `Display` writes it.

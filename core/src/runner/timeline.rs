@@ -23,9 +23,9 @@ use std::sync::Arc;
 /// are merged, so memory stays bounded however long the run.
 const MAX_KEYFRAMES: usize = 128;
 /// ... and at least, however big the cluster: a 50-broker cluster with a
-/// 10,000-partition topic keeps 24 snapshots of 10-15 MB each (issue 9:
-/// with 12, a seek into its failover replayed 100-200 ms natively; with 24
-/// placed by cost, 70 ms at worst and 9 ms at the median).
+/// 10,000-partition topic keeps 32 snapshots of 10-15 MB each (issue 9:
+/// with 12, a seek into its failover replayed 100-200 ms natively; with 32
+/// placed by cost, the worst stretch replays in about 30 ms).
 const MIN_KEYFRAMES: usize = 32;
 /// What all keyframes together may weigh, in [`weight`] units (about a
 /// znode, or one partition in one broker's caches; a few hundred bytes

@@ -78,16 +78,19 @@ impl Effects {
     /// The chunks, in order: the effects as they were added, taken a chunk
     /// at a time (a loop per chunk costs less per effect than one flattened
     /// iterator, and the simulator applies every effect of a run).
-    pub fn into_chunks(self) -> impl Iterator<Item = Vec<Effect>> {
+    pub fn into_chunks(self) -> Chunks {
         std::iter::once(self.first).chain(self.more)
     }
 }
 
+/// [`Effects::into_chunks`].
+pub type Chunks = std::iter::Chain<std::iter::Once<Vec<Effect>>, std::vec::IntoIter<Vec<Effect>>>;
+
 impl IntoIterator for Effects {
     type Item = Effect;
-    type IntoIter = std::iter::Flatten<std::iter::Chain<std::iter::Once<Vec<Effect>>, std::vec::IntoIter<Vec<Effect>>>>;
+    type IntoIter = std::iter::Flatten<Chunks>;
     /// In the order they were added.
     fn into_iter(self) -> Self::IntoIter {
-        std::iter::once(self.first).chain(self.more).flatten()
+        self.into_chunks().flatten()
     }
 }

@@ -368,27 +368,29 @@ pub fn request_summary(r: &ControlRequest) -> String {
 /// A control request's trace detail (at most 50 of its partitions).
 fn request_detail(r: &ControlRequest) -> Detail {
     match r {
-        ControlRequest::LeaderAndIsr { controller_epoch, broker_epoch, partitions, .. } => Detail::new()
-            .with("type", &"LeaderAndIsr")
-            .with("controller_epoch", &controller_epoch)
-            .with("broker_epoch", &broker_epoch)
-            .with("partitions", &partitions.iter().take(50).collect::<Vec<_>>())
-            .with("partition_count", &partitions.len()),
-        ControlRequest::UpdateMetadata { controller_epoch, broker_epoch, partitions, live_brokers, .. } => Detail::new()
-            .with("type", &"UpdateMetadata")
-            .with("controller_epoch", &controller_epoch)
-            .with("broker_epoch", &broker_epoch)
-            .with("partitions", &partitions.iter().take(50).map(|p| &**p).collect::<Vec<_>>())
-            .with("partition_count", &partitions.len())
-            .with("live_brokers", &live_brokers.iter().map(|b| b.id).collect::<Vec<_>>()),
-        ControlRequest::StopReplica { controller_epoch, broker_epoch, partitions, .. } => Detail::new()
-            .with("type", &"StopReplica")
-            .with("controller_epoch", &controller_epoch)
-            .with("broker_epoch", &broker_epoch)
-            .with("partitions", &partitions.iter().take(50).collect::<Vec<_>>())
-            .with("partition_count", &partitions.len()),
+        ControlRequest::LeaderAndIsr { controller_epoch, broker_epoch, partitions, .. } => {
+            batch_detail("LeaderAndIsr", *controller_epoch, *broker_epoch, partitions)
+        }
+        ControlRequest::UpdateMetadata { controller_epoch, broker_epoch, partitions, live_brokers, .. } => {
+            batch_detail("UpdateMetadata", *controller_epoch, *broker_epoch, partitions)
+                .with("live_brokers", &live_brokers.iter().map(|b| b.id).collect::<Vec<_>>())
+        }
+        ControlRequest::StopReplica { controller_epoch, broker_epoch, partitions, .. } => {
+            batch_detail("StopReplica", *controller_epoch, *broker_epoch, partitions)
+        }
         ControlRequest::ControlledShutdown { broker_id, broker_epoch } => {
             Detail::new().with("type", &"ControlledShutdown").with("broker_id", &broker_id).with("broker_epoch", &broker_epoch)
         }
     }
+}
+
+/// What the detail of every request of a batch holds, in this order: its
+/// type, the epochs it is fenced by, its first 50 partitions and their count.
+fn batch_detail<T: serde::Serialize>(kind: &str, controller_epoch: i32, broker_epoch: i64, partitions: &[T]) -> Detail {
+    Detail::new()
+        .with("type", kind)
+        .with("controller_epoch", &controller_epoch)
+        .with("broker_epoch", &broker_epoch)
+        .with("partitions", &partitions[..partitions.len().min(50)])
+        .with("partition_count", &partitions.len())
 }

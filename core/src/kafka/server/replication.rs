@@ -247,20 +247,21 @@ impl Broker {
         if self.parked_tokens.get(&follower) != Some(&token) {
             return;
         }
-        self.spend_parked_token(follower);
+        self.answer_parked_fetch(io, follower);
+    }
+
+    /// Answers the follower's parked fetch, if it has one. An expiry still
+    /// on its way then finds no token of its own: the token stays (as
+    /// [`NO_TOKEN`]), like the parked fetch's entry (empty), rather than
+    /// leave their maps and come back with the next fetch parked, twice a
+    /// second per follower.
+    fn answer_parked_fetch(&mut self, io: &mut Io, follower: BrokerId) {
+        if let Some(token) = self.parked_tokens.get_mut(&follower) {
+            *token = NO_TOKEN;
+        }
         if let Some((generation, incarnation, partitions)) = self.replica_manager.delayed_fetches.get_mut(&follower).and_then(Option::take)
         {
             self.respond_fetch(io, follower, incarnation, generation, &partitions);
-        }
-    }
-
-    /// The follower's parked fetch is answered: an expiry still on its way
-    /// finds no token of its own. The entry stays (as [`NO_TOKEN`]) rather
-    /// than leave the map and come back with the next fetch parked, twice
-    /// a second per follower.
-    fn spend_parked_token(&mut self, follower: BrokerId) {
-        if let Some(token) = self.parked_tokens.get_mut(&follower) {
-            *token = NO_TOKEN;
         }
     }
 
@@ -414,10 +415,7 @@ impl Broker {
             .map(|(f, _)| *f)
             .collect();
         for f in waiting {
-            self.spend_parked_token(f);
-            if let Some((generation, incarnation, partitions)) = self.replica_manager.delayed_fetches.get_mut(&f).and_then(Option::take) {
-                self.respond_fetch(io, f, incarnation, generation, &partitions);
-            }
+            self.answer_parked_fetch(io, f);
         }
     }
 
