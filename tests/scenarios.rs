@@ -53,3 +53,31 @@ fn specification_scenarios_hold() {
 fn built_in_scenarios_hold() {
     assert!(run_all("static/scenarios") >= 1);
 }
+
+/// `createTopicPartitionStatesRaw`, as Kafka 2.8.2 orders it: `/partitions`
+/// once for each topic of the batch, then every `/partitions/<p>`, then every
+/// `/state`; each a fenced create.
+#[test]
+fn a_new_topic_creates_partitions_then_each_partition_then_each_state() {
+    let text = "cluster brokers=3\nstart all\ntopic create t partitions=3 replication-factor=2\nrun 2s\n";
+    let (_, trace) = run_text(text, Limits::default()).expect("runs");
+    let creates: Vec<&str> = trace
+        .entries()
+        .iter()
+        .filter(|e| e.source == "KafkaZkClient.createTopicPartitionStatesRaw")
+        .map(|e| e.summary.split(" → ").next().unwrap_or_default())
+        .collect();
+    let p = "create /brokers/topics/t/partitions";
+    assert_eq!(
+        creates,
+        [
+            p.to_string(),
+            format!("{p}/0"),
+            format!("{p}/1"),
+            format!("{p}/2"),
+            format!("{p}/0/state"),
+            format!("{p}/1/state"),
+            format!("{p}/2/state")
+        ]
+    );
+}

@@ -116,25 +116,44 @@ pub fn get_topic_partition_states(
     Ok(states.into_iter().collect())
 }
 
-/// `createTopicPartitionStatesRaw`: `/partitions`, `/partitions/<p>` (their
-/// NodeExists ignored) and `/state`, each fenced by the controller epoch.
-pub fn create_topic_partition_state(
+/// `createTopicPartitionStatesRaw`: `/partitions` once for each topic of
+/// the batch, then every `/partitions/<p>`, then every `/state`, each create
+/// fenced by the controller epoch. Kafka ignores the first two kinds'
+/// results (a NodeExists, or a NoNode the state's create then reports too),
+/// except that the controller moved. One result per state, in order.
+pub fn create_topic_partition_states(
     zkc: &mut ZooKeeperClient,
     io: &mut Io,
     actor: &str,
-    tp: &TopicPartition,
-    l: &LeaderIsrAndControllerEpoch,
+    states: &[(TopicPartition, LeaderIsrAndControllerEpoch)],
     epoch_zk_version: i32,
-) -> Result<(), WriteError> {
+) -> Result<Vec<Result<(), KeeperError>>, WriteError> {
     let src = "KafkaZkClient.createTopicPartitionStatesRaw";
-    for path in [zk_data::partitions_path(&tp.topic), zk_data::partition_path(tp)] {
-        match zkc.fenced(io, actor, src, epoch_zk_version, Request::Create { path, data: Vec::new(), mode: PERSISTENT }) {
-            Ok(_) | Err(WriteError::Keeper(KeeperError::NodeExists)) => {}
-            Err(e) => return Err(e),
+    let mut create = |io: &mut Io, path: String, data: Vec<u8>| match zkc.fenced(
+        io,
+        actor,
+        src,
+        epoch_zk_version,
+        Request::Create { path, data, mode: PERSISTENT },
+    ) {
+        Ok(_) => Ok(Ok(())),
+        Err(WriteError::Keeper(e)) => Ok(Err(e)),
+        Err(WriteError::ControllerMoved) => Err(WriteError::ControllerMoved),
+    };
+    let mut topics: Vec<&str> = Vec::new();
+    for (tp, _) in states {
+        // A batch lists a topic's partitions together, mostly.
+        if topics.last() != Some(&tp.topic.as_str()) && !topics.contains(&tp.topic.as_str()) {
+            topics.push(&tp.topic);
         }
     }
-    let path = zk_data::partition_state_path(tp);
-    zkc.fenced(io, actor, src, epoch_zk_version, Request::Create { path, data: l.encode(), mode: PERSISTENT }).map(|_| ())
+    for topic in topics {
+        let _ = create(io, zk_data::partitions_path(topic), Vec::new())?;
+    }
+    for (tp, _) in states {
+        let _ = create(io, zk_data::partition_path(tp), Vec::new())?;
+    }
+    states.iter().map(|(tp, l)| create(io, zk_data::partition_state_path(tp), l.encode())).collect()
 }
 
 /// `updateLeaderAndIsr` for one partition: a conditional set on the cached

@@ -138,28 +138,40 @@ impl KafkaController {
         result.map(|()| ok)
     }
 
+    /// Kafka's order: the partitions without a live replica are reported
+    /// first, then the states of the others are created in one batch, then
+    /// each created one is cached and its LeaderAndIsr queued.
     fn initialize_each(&mut self, cx: &mut Cx, partitions: &[TopicPartition], actor: &str, ok: &mut Vec<TopicPartition>) -> CResult<()> {
+        let mut states = Vec::with_capacity(partitions.len());
         for tp in partitions {
-            let assignment = self.ctx.assignment(tp).cloned().unwrap_or_default();
-            let live: Vec<BrokerId> = assignment.replicas.iter().copied().filter(|r| self.ctx.is_replica_online(*r, tp, false)).collect();
+            let replicas = self.ctx.assignment(tp).map(|a| a.replicas.as_slice()).unwrap_or_default();
+            let live: Vec<BrokerId> = replicas.iter().copied().filter(|r| self.ctx.is_replica_online(*r, tp, false)).collect();
             let Some(&leader) = live.first() else {
+                let replicas = replicas.to_vec();
                 self.step(
                     cx,
                     "PartitionStateMachine.initializeLeaderAndIsrForPartitions",
-                    format!("{tp}: no live replica among {:?}; stays NewPartition", assignment.replicas),
+                    format!("{tp}: no live replica among {replicas:?}; stays NewPartition"),
                     Detail::new().with("partition", &tp.to_string()),
                 );
                 continue;
             };
-            let l = super::failover::initial_leader_and_isr(leader, live.clone(), self.ctx.epoch);
-            match kzk::create_topic_partition_state(cx.zkc, cx.io, actor, tp, &l, self.ctx.epoch_zk_version) {
+            states.push((tp.clone(), super::failover::initial_leader_and_isr(leader, live, self.ctx.epoch)));
+        }
+        let results = match kzk::create_topic_partition_states(cx.zkc, cx.io, actor, &states, self.ctx.epoch_zk_version) {
+            Ok(results) => results,
+            Err(_) => return Err(ControllerError::ControllerMoved),
+        };
+        for ((tp, l), result) in states.into_iter().zip(results) {
+            match result {
                 Ok(()) => {
+                    let assignment = self.ctx.assignment(&tp).cloned().unwrap_or_default();
+                    let isr = l.isr.clone();
                     self.ctx.leadership.insert(tp.clone(), l);
-                    self.batch.add_leader_and_isr(&self.ctx, &live, tp, &assignment, true);
-                    ok.push(tp.clone());
+                    self.batch.add_leader_and_isr(&self.ctx, &isr, &tp, &assignment, true);
+                    ok.push(tp);
                 }
-                Err(WriteError::ControllerMoved) => return Err(ControllerError::ControllerMoved),
-                Err(WriteError::Keeper(e)) => {
+                Err(e) => {
                     self.step(
                         cx,
                         "PartitionStateMachine.initializeLeaderAndIsrForPartitions",
