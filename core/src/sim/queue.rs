@@ -3,78 +3,86 @@
 //! scheduled, on every platform.
 
 use super::time::Millis;
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::collections::{BTreeMap, VecDeque};
 
-/// A queued event's place in the order: due time, then insertion sequence
-/// (unique, so two keys never tie), and where the event waits in `slots`.
-type Key = Reverse<(Millis, u64, u32)>;
-
-/// The heap orders small keys, and the events wait in slots beside it: a
-/// big cluster keeps thousands of events queued (every fetch session's
-/// parked fetch, every session's heartbeat), and each push and pop moved a
-/// dozen whole events of a hundred bytes up or down the heap (issue 9).
-#[derive(Clone, Debug)]
+/// The events by due time, each time's in the order they were scheduled:
+/// taking the earliest time's first event is the order (time, insertion
+/// sequence) without keeping the sequence. A big cluster keeps thousands of
+/// events queued (every fetch session's parked fetch, every session's
+/// heartbeat) at a few hundred distinct times, so a push or pop finds its
+/// time in a small ordered map; a binary heap of every event, sifting a
+/// dozen levels per push and pop, was a quarter of an idle cluster's run
+/// (issue 9).
+#[derive(Debug)]
 pub struct EventQueue<E> {
-    heap: BinaryHeap<Key>,
-    /// The events, by slot; None where a slot is free.
-    slots: Vec<Option<E>>,
-    /// Free slots, reused before the vector grows.
-    free: Vec<u32>,
-    next_seq: u64,
+    by_time: BTreeMap<Millis, VecDeque<E>>,
+    /// Emptied lists kept for the next new time, instead of a free and an
+    /// allocation at every millisecond that has events.
+    spare: Vec<VecDeque<E>>,
+    len: usize,
 }
 
 impl<E> Default for EventQueue<E> {
     fn default() -> Self {
-        EventQueue { heap: BinaryHeap::new(), slots: Vec::new(), free: Vec::new(), next_seq: 0 }
+        EventQueue { by_time: BTreeMap::new(), spare: Vec::new(), len: 0 }
     }
 }
 
+/// A copy (a timeline's snapshot) takes the events, not the spare lists.
+impl<E: Clone> Clone for EventQueue<E> {
+    fn clone(&self) -> Self {
+        EventQueue { by_time: self.by_time.clone(), spare: Vec::new(), len: self.len }
+    }
+}
+
+/// At most this many emptied lists are kept for reuse, none longer than
+/// [`MAX_SPARE_CAPACITY`]: the few moments that queue thousands of events at
+/// one time would otherwise keep their room for good.
+const MAX_SPARE: usize = 64;
+const MAX_SPARE_CAPACITY: usize = 256;
+
 impl<E> EventQueue<E> {
     pub fn push(&mut self, time: Millis, event: E) {
-        let seq = self.next_seq;
-        self.next_seq += 1;
-        let slot = match self.free.pop() {
-            Some(slot) => {
-                self.slots[slot as usize] = Some(event);
-                slot
-            }
-            None => {
-                self.slots.push(Some(event));
-                (self.slots.len() - 1) as u32
-            }
-        };
-        self.heap.push(Reverse((time, seq, slot)));
+        self.len += 1;
+        let spare = &mut self.spare;
+        self.by_time.entry(time).or_insert_with(|| spare.pop().unwrap_or_default()).push_back(event);
     }
 
     /// The time of the next event, if any.
     pub fn peek_time(&self) -> Option<Millis> {
-        self.heap.peek().map(|Reverse((time, _, _))| *time)
+        self.by_time.first_key_value().map(|(time, _)| *time)
     }
 
     pub fn peek(&self) -> Option<(Millis, &E)> {
-        let Reverse((time, _, slot)) = self.heap.peek()?;
-        self.slots[*slot as usize].as_ref().map(|e| (*time, e))
+        let (time, events) = self.by_time.first_key_value()?;
+        events.front().map(|e| (*time, e))
     }
 
     pub fn pop(&mut self) -> Option<(Millis, E)> {
-        let Reverse((time, _, slot)) = self.heap.pop()?;
-        let event = self.slots[slot as usize].take()?;
-        self.free.push(slot);
+        let mut first = self.by_time.first_entry()?;
+        let time = *first.key();
+        let event = first.get_mut().pop_front()?;
+        if first.get().is_empty() {
+            let emptied = first.remove();
+            if self.spare.len() < MAX_SPARE && emptied.capacity() <= MAX_SPARE_CAPACITY {
+                self.spare.push(emptied);
+            }
+        }
+        self.len -= 1;
         Some((time, event))
     }
 
     pub fn len(&self) -> usize {
-        self.heap.len()
+        self.len
     }
 
     pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
+        self.len == 0
     }
 
     /// Whether any pending event satisfies `pred` (order does not matter).
     pub fn any(&self, pred: impl FnMut(&E) -> bool) -> bool {
-        self.slots.iter().flatten().any(pred)
+        self.by_time.values().flatten().any(pred)
     }
 }
 
