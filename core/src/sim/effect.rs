@@ -66,6 +66,19 @@ impl Effects {
         }
     }
 
+    /// Effects whose first chunk is `room`, an emptied list lent by the
+    /// simulator: an event's one or two effects then need no allocation.
+    pub fn with_room(mut room: Vec<Effect>) -> Effects {
+        room.clear();
+        Effects { first: room, ..Effects::default() }
+    }
+
+    /// The first chunk and the others, in order (see [`Effects::into_chunks`]):
+    /// the simulator drains the first and lends it to the next handler.
+    pub fn into_first_and_more(self) -> (Vec<Effect>, Vec<Vec<Effect>>) {
+        (self.first, self.more)
+    }
+
     /// The effects, the counted steps included.
     pub fn len(&self) -> usize {
         self.counted_steps + self.first.len() + self.more.iter().map(Vec::len).sum::<usize>()

@@ -54,7 +54,14 @@ pub struct Sim {
     pub(crate) records_read: bool,
     /// Whether the steps will be read at all, or only counted.
     pub(crate) steps_read: bool,
+    /// An emptied first chunk of effects, lent to the next handler and taken
+    /// back once its effects are applied: most events have one or two, and
+    /// their list was an allocation and a free per event (issue 9).
+    room: Vec<Effect>,
 }
+
+/// The largest emptied chunk kept to lend (in effects).
+const ROOM_KEPT: usize = 64;
 
 impl Sim {
     pub fn new(seed: u64) -> Sim {
@@ -75,6 +82,7 @@ impl Sim {
             admin: ZooKeeperClient::default(),
             records_read: true,
             steps_read: true,
+            room: Vec::new(),
         }
     }
 
@@ -273,6 +281,7 @@ impl Sim {
         // A broker's event is applied as it is handled (`with_broker`), and
         // what reaches here after it is empty: half the events of a big run.
         if fx.is_empty() {
+            self.take_back(fx.into_first_and_more().0);
             return;
         }
         // Room for every step at once: a big event records hundreds of
@@ -282,18 +291,43 @@ impl Sim {
         self.pending_counted += fx.counted_steps();
         self.effects += n as u64;
         // Chunk by chunk, in the order they were added.
-        for chunk in fx.into_chunks() {
+        let (mut first, more) = fx.into_first_and_more();
+        for effect in first.drain(..) {
+            self.apply_one(effect);
+        }
+        for chunk in more {
             for effect in chunk {
-                match effect {
-                    Effect::Schedule { after_ms, event } => self.queue.push(self.now.plus(after_ms), event),
-                    Effect::Record(r) => self.pending.push_back((self.now, r)),
-                }
+                self.apply_one(effect);
             }
+        }
+        self.take_back(first);
+    }
+
+    fn apply_one(&mut self, effect: Effect) {
+        match effect {
+            Effect::Schedule { after_ms, event } => self.queue.push(self.now.plus(after_ms), event),
+            Effect::Record(r) => self.pending.push_back((self.now, r)),
+        }
+    }
+
+    /// Effects for the next handler, in the room lent to it.
+    fn lend_room(&mut self) -> Effects {
+        Effects::with_room(std::mem::take(&mut self.room))
+    }
+
+    /// An applied handler's first chunk comes back, to be lent again.
+    fn take_back(&mut self, room: Vec<Effect>) {
+        if room.capacity() > self.room.capacity() && room.capacity() <= ROOM_KEPT {
+            self.room = room;
         }
     }
 
     fn handle(&mut self, event: Event) -> Effects {
-        let mut fx = Effects::default();
+        let event = match event {
+            Event::Broker { id, incarnation, what } => return self.handle_broker(id, incarnation, what),
+            other => other,
+        };
+        let mut fx = self.lend_room();
         let now = self.now;
         match event {
             Event::ConsoleOpen { name, timeout_ms } => self.console.open(&mut self.zk, now, &name, timeout_ms, &mut fx),
@@ -309,7 +343,8 @@ impl Sim {
                     }
                 }
             }
-            Event::Broker { id, incarnation, what } => return self.handle_broker(id, incarnation, what),
+            // Handled above, in the broker's own room.
+            Event::Broker { .. } => {}
             Event::Ping { to_session } => self.console.ping(&mut self.zk, now, to_session, &mut fx),
             Event::SessionCheck { session } => self.check_session(session, &mut fx),
         }
@@ -357,7 +392,9 @@ impl Sim {
         f: impl FnOnce(&mut Broker, &mut Io) -> R,
     ) -> Option<R> {
         let broker = self.brokers.get_mut(&id).filter(|b| accept(b))?;
+        let fx = Effects::with_room(std::mem::take(&mut self.room));
         let mut io = Io::new(self.now, &mut self.zk, &mut self.rng, id);
+        io.fx = fx;
         io.records_read = self.records_read;
         io.steps_read = self.steps_read;
         let r = f(broker, &mut io);
