@@ -66,17 +66,13 @@ impl Effects {
         }
     }
 
-    /// Effects whose first chunk is `room`, an emptied list lent by the
-    /// simulator: an event's one or two effects then need no allocation.
-    pub fn with_room(mut room: Vec<Effect>) -> Effects {
-        room.clear();
-        Effects { first: room, ..Effects::default() }
-    }
-
-    /// The first chunk and the others, in order (see [`Effects::into_chunks`]):
-    /// the simulator drains the first and lends it to the next handler.
-    pub fn into_first_and_more(self) -> (Vec<Effect>, Vec<Vec<Effect>>) {
-        (self.first, self.more)
+    /// Effects whose first chunk is the list `room` holds, emptied and
+    /// taken from it: the simulator lends each handler the list it took back
+    /// from the last, so an event's one or two effects need no allocation.
+    pub fn in_room(room: &mut Vec<Effect>) -> Effects {
+        let mut first = std::mem::take(room);
+        first.clear();
+        Effects { first, ..Effects::default() }
     }
 
     /// The effects, the counted steps included.
@@ -88,22 +84,11 @@ impl Effects {
         self.counted_steps == 0 && self.first.is_empty() && self.more.iter().all(Vec::is_empty)
     }
 
-    /// The chunks, in order: the effects as they were added, taken a chunk
-    /// at a time (a loop per chunk costs less per effect than one flattened
-    /// iterator, and the simulator applies every effect of a run).
-    pub fn into_chunks(self) -> Chunks {
-        std::iter::once(self.first).chain(self.more)
-    }
-}
-
-/// [`Effects::into_chunks`].
-pub type Chunks = std::iter::Chain<std::iter::Once<Vec<Effect>>, std::vec::IntoIter<Vec<Effect>>>;
-
-impl IntoIterator for Effects {
-    type Item = Effect;
-    type IntoIter = std::iter::Flatten<Chunks>;
-    /// In the order they were added.
-    fn into_iter(self) -> Self::IntoIter {
-        self.into_chunks().flatten()
+    /// The first chunk and the others: the effects in the order they were
+    /// added, a chunk at a time (a loop per chunk costs less per effect than
+    /// one flattened iterator, and the simulator applies every effect of a
+    /// run). The simulator drains the first and lends it to the next handler.
+    pub fn into_first_and_more(self) -> (Vec<Effect>, Vec<Vec<Effect>>) {
+        (self.first, self.more)
     }
 }

@@ -310,11 +310,6 @@ impl Sim {
         }
     }
 
-    /// Effects for the next handler, in the room lent to it.
-    fn lend_room(&mut self) -> Effects {
-        Effects::with_room(std::mem::take(&mut self.room))
-    }
-
     /// An applied handler's first chunk comes back, to be lent again.
     fn take_back(&mut self, room: Vec<Effect>) {
         if room.capacity() > self.room.capacity() && room.capacity() <= ROOM_KEPT {
@@ -327,7 +322,7 @@ impl Sim {
             Event::Broker { id, incarnation, what } => return self.handle_broker(id, incarnation, what),
             other => other,
         };
-        let mut fx = self.lend_room();
+        let mut fx = Effects::in_room(&mut self.room);
         let now = self.now;
         match event {
             Event::ConsoleOpen { name, timeout_ms } => self.console.open(&mut self.zk, now, &name, timeout_ms, &mut fx),
@@ -392,9 +387,8 @@ impl Sim {
         f: impl FnOnce(&mut Broker, &mut Io) -> R,
     ) -> Option<R> {
         let broker = self.brokers.get_mut(&id).filter(|b| accept(b))?;
-        let fx = Effects::with_room(std::mem::take(&mut self.room));
         let mut io = Io::new(self.now, &mut self.zk, &mut self.rng, id);
-        io.fx = fx;
+        io.fx = Effects::in_room(&mut self.room);
         io.records_read = self.records_read;
         io.steps_read = self.steps_read;
         let r = f(broker, &mut io);
