@@ -6,7 +6,7 @@ use super::context::PartitionState;
 use super::election::{self, Strategy};
 use super::{CResult, ControllerError, Cx, KafkaController};
 use crate::kafka::kafka_zk_client as kzk;
-use crate::kafka::zk_data::{self, LeaderIsrAndControllerEpoch};
+use crate::kafka::zk_data::{self, LeaderIsrAndControllerEpoch, ReplicaAssignment};
 use crate::kafka::zookeeper_client::WriteError;
 use crate::kafka::BrokerId;
 use crate::scenario::TopicPartition;
@@ -165,10 +165,10 @@ impl KafkaController {
         for ((tp, l), result) in states.into_iter().zip(results) {
             match result {
                 Ok(()) => {
-                    let assignment = self.ctx.assignment(&tp).cloned().unwrap_or_default();
-                    let isr = l.isr.clone();
+                    let none = ReplicaAssignment::default();
+                    let assignment = self.ctx.assignment(&tp).unwrap_or(&none);
+                    self.batch.add_leader_and_isr_of(&self.ctx, &l, &l.isr, &tp, assignment, true);
                     self.ctx.leadership.insert(tp.clone(), l);
-                    self.batch.add_leader_and_isr(&self.ctx, &isr, &tp, &assignment, true);
                     ok.push(tp);
                 }
                 Err(e) => {
