@@ -124,6 +124,12 @@ export async function waitStep(page, n) {
   );
 }
 
+/** Presses "run to the end" and waits until it is done. */
+export async function runToEnd(page) {
+  await page.getByTestId('to-end').click();
+  await waitEnd(page);
+}
+
 /** Waits until "run to the end" is done (the timeline's max equals the step and the end badge shows). */
 export async function waitEnd(page) {
   await page.waitForFunction(

@@ -11,7 +11,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { chromium } from 'playwright-core';
-import { CHROMIUM, TIMEOUT_MS, builtIns, start, stepOf, waitEnd, waitStep } from './harness.mjs';
+import { CHROMIUM, TIMEOUT_MS, builtIns, runToEnd, start, stepOf, waitStep } from './harness.mjs';
 
 // Words that may stay in Latin letters on the Chinese page (compared
 // lower-cased). The same list is `i18n::prose::ALLOWED` in the web crate.
@@ -133,8 +133,7 @@ for (const lang of ['zh', 'en']) {
         const original = await page.locator('[data-testid="step-summary"] .kz-tr').getAttribute('title');
         assert.ok(original && !CJK.test(original), `${name}: the English original is on hover`);
       }
-      await page.getByTestId('to-end').click();
-      await waitEnd(page);
+      await runToEnd(page);
       bad.push(...(await wrongLanguage(page, lang, `${name} at its end`)));
       // The help overlay.
       await page.locator('body').press('?');

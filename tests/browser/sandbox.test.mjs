@@ -4,7 +4,7 @@
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { TIMEOUT_MS, base64url, builtIns, start, stepOf, waitEnd, waitStep } from './harness.mjs';
+import { TIMEOUT_MS, base64url, builtIns, runToEnd, start, stepOf, waitEnd, waitStep } from './harness.mjs';
 
 // A small cluster story (seed 003's failover), independent of which
 // built-ins exist yet: the controller dies, its session expires, another
@@ -55,8 +55,7 @@ describe('every built-in scenario', () => {
       await waitStep(page, 2);
       await page.getByTestId('step-back').click();
       await waitStep(page, 1);
-      await page.getByTestId('to-end').click();
-      await waitEnd(page);
+      await runToEnd(page);
       const end = await stepOf(page);
       assert.ok(end > 2, `${name} ends after ${end} steps`);
       assert.equal(await page.getByTestId('timeline').getAttribute('max'), String(end));
@@ -79,8 +78,7 @@ test('the contract hooks of a cluster: brokers, controller, partitions, znodes',
   for (const card of await page.getByTestId('broker').all()) {
     assert.equal(await card.getAttribute('data-state'), 'stopped');
   }
-  await page.getByTestId('to-end').click();
-  await waitEnd(page);
+  await runToEnd(page);
   // Broker 0 was killed; the controller moved on.
   assert.equal(await page.locator('[data-testid="broker"][data-broker-id="0"]').getAttribute('data-state'), 'stopped');
   const controllers = page.locator('[data-testid="broker"][data-controller="true"]');
@@ -116,8 +114,7 @@ test('a log of thousands of steps is a virtual list: the current step in view, e
   const long = 'cluster brokers=5\nstart all\ntopic create big partitions=300 replication-factor=3\nrun 10s\nkill broker 0\nrun 30s\n';
   const opened = await browser.open(`/#kzs=${base64url(long)}`);
   const { page } = opened;
-  await page.getByTestId('to-end').click();
-  await waitEnd(page);
+  await runToEnd(page);
   const end = await stepOf(page);
   assert.ok(end > 2000, `${end} steps`);
   await page.getByTestId('timeline').fill('2000');
@@ -160,8 +157,7 @@ test('a tree of thousands of znodes is a virtual list: few rows in the page, eve
   const wide = 'cluster brokers=3\nstart all\ntopic create wide partitions=600 replication-factor=1\nrun 2s\n';
   const opened = await browser.open(`/#kzs=${base64url(wide)}`);
   const { page } = opened;
-  await page.getByTestId('to-end').click();
-  await waitEnd(page);
+  await runToEnd(page);
   const tree = page.getByTestId('znode-tree');
   // All 600 partitions and their state znodes (past the cap of 200
   // children a parent): a virtual list of some 1,200 rows.
@@ -196,8 +192,7 @@ test('a tree of thousands of znodes is a virtual list: few rows in the page, eve
 test('scrubbing the timeline moves to any step so far, and the address follows', async () => {
   const opened = await browser.open(CLUSTER_ADDRESS);
   const { page } = opened;
-  await page.getByTestId('to-end').click();
-  await waitEnd(page);
+  await runToEnd(page);
   const end = await stepOf(page);
   const timeline = page.getByTestId('timeline');
   for (const n of [5, Math.floor(end / 2), 1, end - 1]) {
@@ -278,8 +273,7 @@ test("kill a broker from its card: it stops at once, and its session expires lat
 test('branch: step back, act, and the future changes (and the permalink reproduces it)', async () => {
   const opened = await browser.open(CLUSTER_ADDRESS);
   const { page } = opened;
-  await page.getByTestId('to-end').click();
-  await waitEnd(page);
+  await runToEnd(page);
   const card = (id) => page.locator(`[data-testid="broker"][data-broker-id="${id}"]`);
   assert.equal(await card(1).getAttribute('data-state'), 'running');
   // Back to just before the script kills broker 0: all three run.
@@ -293,8 +287,7 @@ test('branch: step back, act, and the future changes (and the permalink reproduc
   assert.ok(k2 >= k);
   assert.equal(await page.getByTestId('timeline').getAttribute('max'), String(k2), 'the old future is gone');
   assert.equal(await page.locator('[data-future="true"]').count(), 0);
-  await page.getByTestId('to-end').click();
-  await waitEnd(page);
+  await runToEnd(page);
   assert.equal(await card(1).getAttribute('data-state'), 'stopped', 'the new future has broker 1 dead');
   assert.notEqual(await page.locator('[data-testid="partition"][data-tp="t-0"]').getAttribute('data-leader'), '1');
   // The permalink carries the branch.
@@ -434,8 +427,7 @@ test('the admin forms build a checked line and act: a new topic gets its partiti
   assert.equal(await page.getByTestId('form-line').textContent(), 'topic create learn partitions=2 replication-factor=2');
   await page.getByTestId('form-send').click();
   await page.locator('[data-znode-path="/brokers/topics/learn"]').waitFor({ timeout: TIMEOUT_MS });
-  await page.getByTestId('to-end').click();
-  await waitEnd(page);
+  await runToEnd(page);
   for (const tp of ['learn-0', 'learn-1']) {
     const leader = await page.locator(`[data-testid="partition"][data-tp="${tp}"]`).getAttribute('data-leader');
     assert.match(leader, /^[12]$/, `${tp} has a live leader`);

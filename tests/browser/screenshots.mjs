@@ -7,7 +7,7 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import { ROOT, start, waitEnd } from './harness.mjs';
+import { ROOT, runToEnd, start } from './harness.mjs';
 
 const OUT = path.join(ROOT, 'docs/screenshots');
 fs.mkdirSync(OUT, { recursive: true });
@@ -32,8 +32,7 @@ try {
   for (const width of [1280, 700]) {
     // controller-failover after the new controller took over.
     const { page } = await browser.open('/?scenario=controller-failover', { viewport: { width, height: 900 } });
-    await page.getByTestId('to-end').click();
-    await waitEnd(page);
+    await runToEnd(page);
     // Scrub back to a step where caches still disagree, if there is one
     // (that is what the beliefs panel is for).
     const end = Number(await page.getByTestId('step-counter').textContent());
