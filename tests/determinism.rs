@@ -9,7 +9,7 @@ use kzsim::runner::{run_text, validate, Limits, Runner, StepOutcome, Timeline};
 use kzsim::scenario::parse;
 use kzsim::sim::Rng;
 use kzsim::trace::Trace;
-use std::sync::Arc;
+use std::rc::Rc;
 
 fn trace_text(trace: &Trace) -> String {
     trace.entries().iter().map(|e| e.to_json_line() + "\n").collect()
@@ -28,7 +28,7 @@ fn the_same_scenario_gives_byte_identical_trace_and_state() {
 }
 
 /// The state after exactly `n` steps from a fresh start.
-fn state_after(script: &Arc<kzsim::scenario::Script>, n: u64) -> (String, u64) {
+fn state_after(script: &Rc<kzsim::scenario::Script>, n: u64) -> (String, u64) {
     let mut runner = Runner::new(script.clone(), Limits::default());
     let mut trace = Trace::default();
     while runner.steps() < n {
@@ -46,7 +46,7 @@ fn seek_equals_stepping_from_the_start() {
         let text = support::random_console_scenario(seed, 120);
         let script = parse(&text).unwrap();
         validate(&script).unwrap();
-        let script = Arc::new(script);
+        let script = Rc::new(script);
         let mut timeline = Timeline::new(script.clone(), Limits::default());
         timeline.run_to_end();
         let total = timeline.known_steps();
@@ -66,7 +66,7 @@ fn seek_equals_stepping_from_the_start() {
 #[test]
 fn keyframes_stay_bounded_on_long_runs() {
     let text = support::random_console_scenario(99, 9000);
-    let script = Arc::new(parse(&text).unwrap());
+    let script = Rc::new(parse(&text).unwrap());
     let mut timeline = Timeline::new(script, Limits::default());
     timeline.run_to_end();
     assert!(timeline.known_steps() > 4096, "{} steps: too few to thin the keyframes", timeline.known_steps());

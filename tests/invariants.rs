@@ -8,7 +8,7 @@ use kzsim::invariants::{InvariantChecker, Violation};
 use kzsim::runner::{Limits, Runner, StepOutcome};
 use kzsim::scenario::parse;
 use kzsim::trace::Trace;
-use std::sync::Arc;
+use std::rc::Rc;
 
 const SCENARIO: &str = "\
 broker-config zookeeper.session.timeout.ms=6000
@@ -23,7 +23,7 @@ run 30s
 /// Plays the schedule: freeze controller 0 right after its BrokerChange
 /// watch fires for broker 2's death, wake it 10 s later.
 fn play(plant_bug: bool) -> Result<(), Violation> {
-    let mut runner = Runner::new(Arc::new(parse(SCENARIO).unwrap()), Limits::default());
+    let mut runner = Runner::new(Rc::new(parse(SCENARIO).unwrap()), Limits::default());
     let mut trace = Trace::default();
     let mut checker = InvariantChecker::default();
     let (mut paused_at, mut resumed) = (None, false);

@@ -12,7 +12,7 @@ use crate::runner::{Limits, RunError, Runner, StepOutcome};
 use crate::scenario::parse;
 use crate::sim::{Rng, Sim};
 use crate::trace::Trace;
-use std::sync::Arc;
+use std::rc::Rc;
 
 /// How a chaos run ended.
 #[derive(Clone, Debug)]
@@ -62,7 +62,7 @@ pub fn run(seed: u64, actions: usize, max_steps: u64) -> ChaosReport {
             return report;
         }
     };
-    let mut runner = Runner::new(Arc::new(script), limits);
+    let mut runner = Runner::new(Rc::new(script), limits);
     let mut trace = Trace::default();
     let mut checker = InvariantChecker::default();
     let mut rng = Rng::seeded(seed ^ 0x5EED_C4A0_5000_0001);
@@ -195,7 +195,7 @@ fn topic_config_change(sim: &Sim, rng: &mut Rng) -> String {
 pub fn replay(text: &str, max_steps: u64) -> Result<(), ChaosFailure> {
     let script = parse(text).map_err(|e| ChaosFailure::Run(e.to_string()))?;
     crate::runner::validate(&script).map_err(|e| ChaosFailure::Run(e.to_string()))?;
-    let mut runner = Runner::new(Arc::new(script), Limits { max_steps, ..Limits::default() });
+    let mut runner = Runner::new(Rc::new(script), Limits { max_steps, ..Limits::default() });
     let mut trace = Trace::default();
     play(&mut runner, &mut trace, &mut InvariantChecker::default())
 }

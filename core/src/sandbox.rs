@@ -6,7 +6,7 @@ use crate::scenario::{parse, ScenarioError};
 use crate::trace::TraceEntry;
 use crate::view::{self, View, ViewCache, Window};
 use std::cell::RefCell;
-use std::sync::Arc;
+use std::rc::Rc;
 
 /// The budget of a sandbox: smaller than the command line's, so that a
 /// runaway scenario stops with a message instead of eating the tab.
@@ -25,7 +25,7 @@ impl Sandbox {
     pub fn load(text: &str) -> Result<Sandbox, ScenarioError> {
         let script = parse(text)?;
         validate(&script)?;
-        Ok(Sandbox { timeline: Timeline::new(Arc::new(script), BROWSER_LIMITS), views: RefCell::default() })
+        Ok(Sandbox { timeline: Timeline::new(Rc::new(script), BROWSER_LIMITS), views: RefCell::default() })
     }
 
     pub fn position(&self) -> u64 {

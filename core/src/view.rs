@@ -14,7 +14,7 @@ use crate::zookeeper::Stat;
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
-use std::sync::Arc;
+use std::rc::Rc;
 
 /// (leader, leader epoch, ISR): a partition's leadership as ZooKeeper's
 /// state znode, the controller's context or a metadata cache holds it.
@@ -37,7 +37,7 @@ pub struct View {
     /// Shared with the views before it while ZooKeeper and its watches stay
     /// the same (most steps are fetch rounds that write nothing), so a step
     /// on a big cluster neither rebuilds nor redraws the tree (issue 9).
-    pub znodes: Arc<Vec<Arc<ZnodeView>>>,
+    pub znodes: Rc<Vec<Rc<ZnodeView>>>,
     pub brokers: Vec<BrokerView>,
     /// The partitions the [`Window`] asked for (all, unless it says
     /// otherwise), in topic and partition order.
@@ -114,7 +114,7 @@ pub struct BrokerView {
     /// copy was half a million entries rebuilt at every step (issue 9).
     /// Shared with the views before it while neither ZooKeeper nor the cache
     /// changed.
-    pub metadata: Arc<Differences>,
+    pub metadata: Rc<Differences>,
     /// How many partitions its cache holds just as ZooKeeper does.
     pub metadata_agreeing: usize,
     pub metadata_live_brokers: Vec<i32>,
@@ -161,7 +161,7 @@ pub struct PartitionView {
 #[derive(Clone, Debug, Default)]
 pub struct ViewCache {
     /// The partitions in ZooKeeper, decoded, as of a last zxid.
-    zookeeper: Option<(i64, Arc<InZookeeper>)>,
+    zookeeper: Option<(i64, Rc<InZookeeper>)>,
     /// Counts the changes of what ZooKeeper holds about partitions: two
     /// zxids far apart often hold the same (a seek across the steady fetch
     /// rounds writes none), and the brokers' differences from it stand.
@@ -170,16 +170,16 @@ pub struct ViewCache {
     states: BTreeMap<String, (i64, Option<LeaderIsrAndControllerEpoch>)>,
     /// Decoded topic znodes (the replica assignment) by path: (mzxid,
     /// assignment). A 10,000-partition topic's is 200 KB of JSON.
-    topics: BTreeMap<String, (i64, Arc<Assignment>)>,
+    topics: BTreeMap<String, (i64, Rc<Assignment>)>,
     /// The znode rows, as of (last zxid, the step's previous zxid, watches revision).
-    znodes: Option<(ZnodesKey, Arc<Vec<Arc<ZnodeView>>>)>,
+    znodes: Option<(ZnodesKey, Rc<Vec<Rc<ZnodeView>>>)>,
     /// Per broker: (partitions revision, cache updates) → the differences and the count agreeing.
-    metadata: BTreeMap<i32, (MetadataKey, Arc<Differences>, usize)>,
+    metadata: BTreeMap<i32, (MetadataKey, Rc<Differences>, usize)>,
     /// The differences of each cache layout met since the partitions
     /// revision `truth` last moved: brokers whose caches share one layout
     /// share one comparison (fifty comparisons of 10,000 partitions were
     /// most of a view after a seek, issue 9).
-    layouts: Vec<(u64, Layout, Arc<Differences>, usize)>,
+    layouts: Vec<(u64, Layout, Rc<Differences>, usize)>,
 }
 
 /// Cache layouts whose differences are kept at most (the oldest go first):
@@ -263,7 +263,7 @@ pub fn view_cached(timeline: &Timeline, cache: &mut ViewCache, window: &Window) 
 }
 
 impl ViewCache {
-    fn in_zookeeper(&mut self, sim: &Sim) -> Arc<InZookeeper> {
+    fn in_zookeeper(&mut self, sim: &Sim) -> Rc<InZookeeper> {
         let zxid = sim.zk().last_zxid();
         let since = match &self.zookeeper {
             Some((at, decoded)) if *at == zxid => return decoded.clone(),
@@ -285,7 +285,7 @@ impl ViewCache {
                     Some((_, same)) if *same == fresh => same,
                     _ => {
                         self.truth += 1;
-                        Arc::new(fresh)
+                        Rc::new(fresh)
                     }
                 }
             }
@@ -306,7 +306,7 @@ impl ViewCache {
                 let node = tree.get(path)?;
                 let assignment = match self.topics.remove(path) {
                     Some((mzxid, decoded)) if mzxid == node.stat.mzxid => decoded,
-                    _ => Arc::new(zk_data::decode_topic(&node.data)?),
+                    _ => Rc::new(zk_data::decode_topic(&node.data)?),
                 };
                 topics.insert(path.to_string(), (node.stat.mzxid, assignment.clone()));
                 Some(assignment)
@@ -326,7 +326,7 @@ impl ViewCache {
         out
     }
 
-    fn znodes(&mut self, sim: &Sim, previous_zxid: i64, deleted: &BTreeSet<String>) -> Arc<Vec<Arc<ZnodeView>>> {
+    fn znodes(&mut self, sim: &Sim, previous_zxid: i64, deleted: &BTreeSet<String>) -> Rc<Vec<Rc<ZnodeView>>> {
         let key = (sim.zk().last_zxid(), previous_zxid, sim.zk().watches().revision());
         match self.znodes.take() {
             Some((at, rows)) if at == key => {
@@ -334,14 +334,14 @@ impl ViewCache {
                 rows
             }
             before => {
-                let rows = Arc::new(znodes(sim, previous_zxid, deleted, before.as_ref().map(|(_, rows)| rows.as_slice())));
+                let rows = Rc::new(znodes(sim, previous_zxid, deleted, before.as_ref().map(|(_, rows)| rows.as_slice())));
                 self.znodes = Some((key, rows.clone()));
                 rows
             }
         }
     }
 
-    fn metadata_differences(&mut self, broker: &crate::kafka::server::Broker, in_zookeeper: &InZookeeper) -> (Arc<Differences>, usize) {
+    fn metadata_differences(&mut self, broker: &crate::kafka::server::Broker, in_zookeeper: &InZookeeper) -> (Rc<Differences>, usize) {
         let key = (self.truth, broker.metadata_cache.updates);
         match self.metadata.get(&broker.id) {
             Some((at, differences, agreeing)) if *at == key => (differences.clone(), *agreeing),
@@ -352,7 +352,7 @@ impl ViewCache {
                     Some((_, _, differences, agreeing)) => (differences.clone(), *agreeing),
                     None => {
                         let (differences, agreeing) = metadata_differences(&broker.metadata_cache, in_zookeeper);
-                        let differences = Arc::new(differences);
+                        let differences = Rc::new(differences);
                         if self.layouts.len() >= LAYOUTS_KEPT {
                             self.layouts.remove(0);
                         }
@@ -407,7 +407,7 @@ fn written_since(sim: &Sim, zxid: i64) -> Written {
 
 /// `decoded` with the state znodes at `paths` read again, and whether any
 /// of them changed what it holds.
-fn with_states(decoded: &Arc<InZookeeper>, paths: Vec<String>, sim: &Sim) -> (Arc<InZookeeper>, bool) {
+fn with_states(decoded: &Rc<InZookeeper>, paths: Vec<String>, sim: &Sim) -> (Rc<InZookeeper>, bool) {
     let tree = sim.zk().tree();
     let mut patched: Option<InZookeeper> = None;
     for path in paths {
@@ -419,7 +419,7 @@ fn with_states(decoded: &Arc<InZookeeper>, paths: Vec<String>, sim: &Sim) -> (Ar
         }
     }
     match patched {
-        Some(p) => (Arc::new(p), true),
+        Some(p) => (Rc::new(p), true),
         None => (decoded.clone(), false),
     }
 }
@@ -450,10 +450,10 @@ fn session_owner(sim: &Sim, id: i64) -> String {
 /// the same: most of a big cluster's 30,000 znodes stand still at every
 /// write, and copying each one's path, name and data (a 10,000-partition
 /// topic's is 200 KB) was a large share of the view (issue 9).
-fn znodes(sim: &Sim, previous_zxid: i64, deleted: &BTreeSet<String>, before: Option<&[Arc<ZnodeView>]>) -> Vec<Arc<ZnodeView>> {
+fn znodes(sim: &Sim, previous_zxid: i64, deleted: &BTreeSet<String>, before: Option<&[Rc<ZnodeView>]>) -> Vec<Rc<ZnodeView>> {
     let zk = sim.zk();
     let mut before = before.unwrap_or_default().iter().peekable();
-    let mut out: Vec<Arc<ZnodeView>> = zk
+    let mut out: Vec<Rc<ZnodeView>> = zk
         .tree()
         .iter()
         .map(|(path, n)| {
@@ -474,7 +474,7 @@ fn znodes(sim: &Sim, previous_zxid: i64, deleted: &BTreeSet<String>, before: Opt
             }
             let name = if path == "/" { "/".to_string() } else { crate::zookeeper::path::name(path).to_string() };
             let sequential = name.len() > 10 && name[name.len() - 10..].bytes().all(|b| b.is_ascii_digit());
-            Arc::new(ZnodeView {
+            Rc::new(ZnodeView {
                 path: path.clone(),
                 depth: if path == "/" { 0 } else { path.matches('/').count() },
                 name,
@@ -492,7 +492,7 @@ fn znodes(sim: &Sim, previous_zxid: i64, deleted: &BTreeSet<String>, before: Opt
     // Deleted this step: shown struck through where they stood.
     for p in deleted {
         if zk.tree().get(p).is_none() {
-            out.push(Arc::new(ZnodeView {
+            out.push(Rc::new(ZnodeView {
                 path: p.clone(),
                 name: crate::zookeeper::path::name(p).to_string(),
                 depth: p.matches('/').count(),
@@ -632,7 +632,7 @@ pub(crate) fn partitions_in_zookeeper(sim: &Sim) -> InZookeeper {
     let tree = sim.zk().tree();
     in_zookeeper_with(
         sim,
-        |path| tree.get(path).and_then(|n| zk_data::decode_topic(&n.data)).map(Arc::new),
+        |path| tree.get(path).and_then(|n| zk_data::decode_topic(&n.data)).map(Rc::new),
         |path| tree.get(path).and_then(|n| LeaderIsrAndControllerEpoch::decode(&n.data, n.stat.version)),
     )
 }
@@ -644,7 +644,7 @@ type Assignment = BTreeMap<i32, zk_data::ReplicaAssignment>;
 /// `state` a partition's state znode, each by its path.
 fn in_zookeeper_with(
     sim: &Sim,
-    mut assignment: impl FnMut(&str) -> Option<Arc<Assignment>>,
+    mut assignment: impl FnMut(&str) -> Option<Rc<Assignment>>,
     mut state: impl FnMut(&str) -> Option<LeaderIsrAndControllerEpoch>,
 ) -> InZookeeper {
     let tree = sim.zk().tree();

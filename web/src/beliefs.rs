@@ -5,7 +5,7 @@
 
 pub use kzsim::view::Leadership;
 use kzsim::view::{BrokerView, PartitionView, ZnodeView};
-use std::sync::Arc;
+use std::rc::Rc;
 
 /// One actor's idea of a partition's leadership.
 #[derive(Clone, Debug, PartialEq)]
@@ -129,7 +129,7 @@ pub fn tables<'a>(partitions: &'a [PartitionView], brokers: &[BrokerView], contr
 /// rows come in path order, so the registrations are one run of them, found
 /// by a binary search (a big cluster's tree has 30,000 rows, read at each
 /// step).
-pub fn registered_brokers(znodes: &[Arc<ZnodeView>]) -> Vec<i32> {
+pub fn registered_brokers(znodes: &[Rc<ZnodeView>]) -> Vec<i32> {
     const IDS: &str = "/brokers/ids/";
     let from = znodes.partition_point(|z| z.path.as_str() < IDS);
     let mut ids: Vec<i32> = znodes[from..]
@@ -147,7 +147,7 @@ pub fn registered_brokers(znodes: &[Arc<ZnodeView>]) -> Vec<i32> {
 pub type LiveBelief = (i32, Vec<i32>, bool);
 
 /// ZooKeeper's registered brokers, and each live broker's belief about them.
-pub fn live_broker_beliefs(znodes: &[Arc<ZnodeView>], brokers: &[BrokerView]) -> (Vec<i32>, Vec<LiveBelief>) {
+pub fn live_broker_beliefs(znodes: &[Rc<ZnodeView>], brokers: &[BrokerView]) -> (Vec<i32>, Vec<LiveBelief>) {
     let registered = registered_brokers(znodes);
     let rows = brokers
         .iter()
@@ -184,7 +184,7 @@ pub mod tests {
         b.zombie = false;
         b.session = None;
         b.fetch_paused = false;
-        b.metadata = std::sync::Arc::new(metadata.iter().map(|(k, v)| (k.to_string(), Some(v.clone()))).collect());
+        b.metadata = std::rc::Rc::new(metadata.iter().map(|(k, v)| (k.to_string(), Some(v.clone()))).collect());
         b.metadata_live_brokers = live.to_vec();
         b
     }
@@ -212,7 +212,7 @@ pub mod tests {
         ];
         // The view lists a partition a cache does not know as `None`.
         let mut brokers = brokers;
-        std::sync::Arc::make_mut(&mut brokers[3].metadata).insert("t-0".into(), None);
+        std::rc::Rc::make_mut(&mut brokers[3].metadata).insert("t-0".into(), None);
         let beliefs = partition_beliefs(&p, &brokers, Some(0));
         let who: Vec<_> = beliefs.iter().map(|b| b.who.as_str()).collect();
         assert_eq!(who, ["zk", "controller", "broker-0", "broker-1", "broker-3"]);
@@ -249,7 +249,7 @@ pub mod tests {
         znodes.retain(|z| z.path != "/brokers/ids/3");
         for z in &mut znodes {
             if z.path == "/brokers/ids/0" {
-                Arc::make_mut(z).change = "deleted";
+                Rc::make_mut(z).change = "deleted";
             }
         }
         assert_eq!(registered_brokers(&znodes), [1, 2]);

@@ -12,7 +12,7 @@ use kzsim::scenario::{self, ScenarioError};
 use kzsim::trace::Trace;
 use std::io::Write;
 use std::process::ExitCode;
-use std::sync::Arc;
+use std::rc::Rc;
 
 /// mimalloc rather than the system's malloc: a run of 100,000 partitions
 /// makes millions of small allocations, and glibc's malloc and free were a
@@ -169,7 +169,7 @@ fn run(a: RunArgs) -> ExitCode {
     let looks_back =
         script.lines.iter().any(|l| matches!(&l.command, scenario::Command::Expect(e) if e.subject == scenario::Subject::Trace));
     let mut out = TraceFile::create(a.trace.as_deref());
-    let mut runner = Runner::new(Arc::new(script), Limits::default());
+    let mut runner = Runner::new(Rc::new(script), Limits::default());
     // Nothing reads the steps at all: they are counted, not described nor held.
     if a.quiet && a.trace.is_none() && !looks_back {
         runner.set_records_unread();

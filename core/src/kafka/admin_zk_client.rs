@@ -344,7 +344,7 @@ mod tests {
         let text =
             format!("{SETUP}config alter topics orders set retention.ms=1000\nrun 1s\nconfig alter topics orders set retention.ms=-9\n");
         let script = crate::scenario::parse(&text).unwrap();
-        let mut runner = crate::runner::Runner::new(std::sync::Arc::new(script), Limits::default());
+        let mut runner = crate::runner::Runner::new(std::rc::Rc::new(script), Limits::default());
         let e = runner.run_to_end(&mut crate::trace::Trace::default()).unwrap_err();
         assert_eq!(e.line(), 7);
         let tree = runner.sim().zk().tree();

@@ -7,7 +7,7 @@ use super::BrokerId;
 use crate::scenario::TopicPartition;
 use serde::Serialize;
 use std::collections::BTreeMap;
-use std::sync::Arc;
+use std::rc::Rc;
 
 /// `org.apache.kafka.common.protocol.Errors`, the codes the control plane uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -72,18 +72,18 @@ pub struct UpdateMetadataPartitionState {
 /// percent of the run (issue 9).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct UpdateMetadataPartitions {
-    list: Arc<Vec<Arc<UpdateMetadataPartitionState>>>,
+    list: Rc<Vec<Rc<UpdateMetadataPartitionState>>>,
     may_be_a_run: bool,
 }
 
 impl UpdateMetadataPartitions {
-    pub fn new(list: Vec<Arc<UpdateMetadataPartitionState>>) -> UpdateMetadataPartitions {
+    pub fn new(list: Vec<Rc<UpdateMetadataPartitionState>>) -> UpdateMetadataPartitions {
         let may_be_a_run = super::server::metadata_cache::may_be_a_run(&list);
-        UpdateMetadataPartitions { list: Arc::new(list), may_be_a_run }
+        UpdateMetadataPartitions { list: Rc::new(list), may_be_a_run }
     }
 
     /// The list itself (shared: a metadata cache keeps it as it is).
-    pub fn list(&self) -> &Arc<Vec<Arc<UpdateMetadataPartitionState>>> {
+    pub fn list(&self) -> &Rc<Vec<Rc<UpdateMetadataPartitionState>>> {
         &self.list
     }
 
@@ -93,7 +93,7 @@ impl UpdateMetadataPartitions {
 }
 
 impl std::ops::Deref for UpdateMetadataPartitions {
-    type Target = [Arc<UpdateMetadataPartitionState>];
+    type Target = [Rc<UpdateMetadataPartitionState>];
     fn deref(&self) -> &Self::Target {
         &self.list
     }
@@ -107,7 +107,7 @@ pub struct StopReplicaPartitionState {
     pub delete_partition: bool,
 }
 
-/// A control request. Its payloads are shared (`Arc`): one UpdateMetadata
+/// A control request. Its payloads are shared (`Rc`): one UpdateMetadata
 /// goes to every broker, and a request travels back with its response.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ControlRequest {
@@ -115,7 +115,7 @@ pub enum ControlRequest {
         controller_id: BrokerId,
         controller_epoch: i32,
         broker_epoch: i64,
-        partitions: Arc<Vec<LeaderAndIsrPartitionState>>,
+        partitions: Rc<Vec<LeaderAndIsrPartitionState>>,
         live_leaders: Vec<BrokerId>,
     },
     UpdateMetadata {
@@ -123,13 +123,13 @@ pub enum ControlRequest {
         controller_epoch: i32,
         broker_epoch: i64,
         partitions: UpdateMetadataPartitions,
-        live_brokers: Arc<Vec<BrokerInfo>>,
+        live_brokers: Rc<Vec<BrokerInfo>>,
     },
     StopReplica {
         controller_id: BrokerId,
         controller_epoch: i32,
         broker_epoch: i64,
-        partitions: Arc<Vec<StopReplicaPartitionState>>,
+        partitions: Rc<Vec<StopReplicaPartitionState>>,
     },
     /// Broker → controller: "I am shutting down, move my leaders".
     ControlledShutdown {

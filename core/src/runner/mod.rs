@@ -12,7 +12,7 @@ use crate::scenario::{Command, ScenarioError, Script};
 use crate::sim::{Millis, Sim};
 use crate::trace::{Trace, TraceEntry};
 use expect::ExpectOutcome;
-use std::sync::Arc;
+use std::rc::Rc;
 use thiserror::Error;
 
 pub use timeline::Timeline;
@@ -95,7 +95,7 @@ pub enum StepOutcome {
 /// timeline's keyframes).
 #[derive(Clone, Debug)]
 pub struct Runner {
-    script: Arc<Script>,
+    script: Rc<Script>,
     pc: usize,
     sim: Sim,
     mode: Mode,
@@ -114,7 +114,7 @@ pub struct Runner {
 
 impl Runner {
     /// A runner for a script that passed [`validate`].
-    pub fn new(script: Arc<Script>, limits: Limits) -> Runner {
+    pub fn new(script: Rc<Script>, limits: Limits) -> Runner {
         let sim = Sim::new(script.seed);
         Runner {
             script,
@@ -171,7 +171,7 @@ impl Runner {
         &mut self.sim
     }
 
-    pub fn script(&self) -> &Arc<Script> {
+    pub fn script(&self) -> &Rc<Script> {
         &self.script
     }
 
@@ -400,7 +400,7 @@ impl Runner {
     /// its run this way).
     pub fn append_line(&mut self, text: &str, line_no: usize) -> Result<(), ScenarioError> {
         let line = self.parse_one(text, line_no)?;
-        Arc::make_mut(&mut self.script).lines.push(line);
+        Rc::make_mut(&mut self.script).lines.push(line);
         self.finished = false;
         Ok(())
     }
@@ -469,7 +469,7 @@ impl Runner {
 pub fn run_text(text: &str, limits: Limits) -> Result<(Runner, Trace), RunError> {
     let script = crate::scenario::parse(text).map_err(RunError::Script)?;
     validate(&script).map_err(RunError::Script)?;
-    let mut runner = Runner::new(Arc::new(script), limits);
+    let mut runner = Runner::new(Rc::new(script), limits);
     let mut trace = Trace::default();
     runner.run_to_end(&mut trace)?;
     Ok((runner, trace))

@@ -17,7 +17,7 @@
 use super::{Limits, RunError, Runner, StepOutcome};
 use crate::scenario::Script;
 use crate::trace::Trace;
-use std::sync::Arc;
+use std::rc::Rc;
 
 /// Keyframes kept at most; past this the two cheapest neighbouring stretches
 /// are merged, so memory stays bounded however long the run.
@@ -116,7 +116,7 @@ pub struct Timeline {
 }
 
 impl Timeline {
-    pub fn new(script: Arc<Script>, limits: Limits) -> Timeline {
+    pub fn new(script: Rc<Script>, limits: Limits) -> Timeline {
         let current = Runner::new(script, limits);
         Timeline {
             keyframes: vec![Keyframe { runner: current.clone(), work: 0, event_start: 0 }],

@@ -106,13 +106,13 @@ pub enum ReplicaTask {
 
 /// A fetch request's (partition, fetch offset) pairs. Shared, not copied:
 /// a follower whose request has not changed sends the same list again, and
-/// the leader recognises it by its address (`Arc::ptr_eq`) — an idle round
+/// the leader recognises it by its address (`Rc::ptr_eq`) — an idle round
 /// then costs no per-partition work (see `replica_manager::HostedPartitions`).
-pub type FetchPartitions = std::sync::Arc<Vec<(TopicPartition, u64)>>;
+pub type FetchPartitions = std::rc::Rc<Vec<(TopicPartition, u64)>>;
 
 /// A fetch response's partitions, shared as `FetchPartitions` is: a leader
 /// whose answer has not changed sends the same list again.
-pub type FetchResults = std::sync::Arc<Vec<(TopicPartition, FetchResult)>>;
+pub type FetchResults = std::rc::Rc<Vec<(TopicPartition, FetchResult)>>;
 
 /// One partition of a fetch response.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

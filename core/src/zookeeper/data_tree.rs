@@ -9,7 +9,7 @@ use super::stat::{SessionId, Stat, Zxid};
 use std::collections::btree_map::Entry;
 use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Bound;
-use std::sync::Arc;
+use std::rc::Rc;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ZNode {
@@ -88,7 +88,7 @@ pub struct DataTree {
     /// Shared with the timeline's snapshots of the tree until the next write
     /// (copy on write): a snapshot of a big cluster then costs little to
     /// take and to keep while its ZooKeeper is quiet (issue 9).
-    nodes: Arc<BTreeMap<String, ZNode>>,
+    nodes: Rc<BTreeMap<String, ZNode>>,
     ephemerals: BTreeMap<SessionId, BTreeSet<String>>,
 }
 
@@ -111,7 +111,7 @@ impl DataTree {
         nodes.insert("/zookeeper".to_string(), zk);
         nodes.insert("/zookeeper/config".to_string(), ZNode::new(Vec::new(), Stat { aversion: -1, ..Stat::default() }));
         nodes.insert("/zookeeper/quota".to_string(), ZNode::new(Vec::new(), Stat::default()));
-        DataTree { nodes: Arc::new(nodes), ephemerals: BTreeMap::new() }
+        DataTree { nodes: Rc::new(nodes), ephemerals: BTreeMap::new() }
     }
 
     pub fn get(&self, path: &str) -> Option<&ZNode> {
@@ -190,7 +190,7 @@ impl DataTree {
         // Two descents when it succeeds: the parent's, updated at once, and
         // the new node's; the parent is put back if the node exists.
         let parent_path = path::parent(path);
-        let parent = Arc::make_mut(&mut self.nodes).get_mut(parent_path).ok_or(KeeperError::NoNode)?;
+        let parent = Rc::make_mut(&mut self.nodes).get_mut(parent_path).ok_or(KeeperError::NoNode)?;
         let full = if mode.sequential { format!("{path}{:010}", parent.child_creations) } else { path.to_string() };
         // An ephemeral parent has no children, so NodeExists (checked
         // first by the server) cannot apply to it.
@@ -213,9 +213,9 @@ impl DataTree {
             data_length: data.len() as i32,
             ..Stat::default()
         };
-        match Arc::make_mut(&mut self.nodes).entry(full) {
+        match Rc::make_mut(&mut self.nodes).entry(full) {
             Entry::Occupied(_) => {
-                let parent = Arc::make_mut(&mut self.nodes).get_mut(parent_path).expect("found above");
+                let parent = Rc::make_mut(&mut self.nodes).get_mut(parent_path).expect("found above");
                 parent.stat = parent_stat;
                 parent.child_creations = parent_creations;
                 Err(KeeperError::NodeExists)
@@ -247,7 +247,7 @@ impl DataTree {
         if node.stat.num_children != 0 {
             return Err(KeeperError::NotEmpty);
         }
-        let node = Arc::make_mut(&mut self.nodes).remove(path).expect("checked above");
+        let node = Rc::make_mut(&mut self.nodes).remove(path).expect("checked above");
         if node.is_ephemeral() {
             if let Some(set) = self.ephemerals.get_mut(&node.stat.ephemeral_owner) {
                 set.remove(path);
@@ -256,7 +256,7 @@ impl DataTree {
                 }
             }
         }
-        let parent = Arc::make_mut(&mut self.nodes).get_mut(parent_path).expect("checked above");
+        let parent = Rc::make_mut(&mut self.nodes).get_mut(parent_path).expect("checked above");
         let parent_stat = parent.stat;
         txn.keep_undo(|| Undo::Deleted { path: path.to_string(), node, parent_stat });
         parent.stat.cversion += 1;
@@ -271,7 +271,7 @@ impl DataTree {
         if path == "/zookeeper/config" {
             return Err(KeeperError::NoAuth);
         }
-        let node = Arc::make_mut(&mut self.nodes).get_mut(path).ok_or(KeeperError::NoNode)?;
+        let node = Rc::make_mut(&mut self.nodes).get_mut(path).ok_or(KeeperError::NoNode)?;
         Self::check_version(node, version)?;
         let old = std::mem::replace(&mut node.data, data);
         let stat = node.stat;
@@ -295,7 +295,7 @@ impl DataTree {
         for u in undo.into_iter().rev() {
             match u {
                 Undo::Created { path, parent_stat, parent_creations } => {
-                    if let Some(node) = Arc::make_mut(&mut self.nodes).remove(&path) {
+                    if let Some(node) = Rc::make_mut(&mut self.nodes).remove(&path) {
                         if node.is_ephemeral() {
                             if let Some(set) = self.ephemerals.get_mut(&node.stat.ephemeral_owner) {
                                 set.remove(&path);
@@ -305,7 +305,7 @@ impl DataTree {
                             }
                         }
                     }
-                    if let Some(parent) = Arc::make_mut(&mut self.nodes).get_mut(path::parent(&path)) {
+                    if let Some(parent) = Rc::make_mut(&mut self.nodes).get_mut(path::parent(&path)) {
                         parent.stat = parent_stat;
                         parent.child_creations = parent_creations;
                     }
@@ -314,13 +314,13 @@ impl DataTree {
                     if node.is_ephemeral() {
                         self.ephemerals.entry(node.stat.ephemeral_owner).or_default().insert(path.clone());
                     }
-                    if let Some(parent) = Arc::make_mut(&mut self.nodes).get_mut(path::parent(&path)) {
+                    if let Some(parent) = Rc::make_mut(&mut self.nodes).get_mut(path::parent(&path)) {
                         parent.stat = parent_stat;
                     }
-                    Arc::make_mut(&mut self.nodes).insert(path, node);
+                    Rc::make_mut(&mut self.nodes).insert(path, node);
                 }
                 Undo::DataSet { path, data, stat } => {
-                    if let Some(node) = Arc::make_mut(&mut self.nodes).get_mut(&path) {
+                    if let Some(node) = Rc::make_mut(&mut self.nodes).get_mut(&path) {
                         node.data = data;
                         node.stat = stat;
                     }

@@ -10,7 +10,7 @@ use crate::viewport::VirtualList;
 use kzsim::trace::TraceEntry;
 use kzsim::view::{View, ZnodeView};
 use std::collections::{BTreeMap, BTreeSet};
-use std::sync::Arc;
+use std::rc::Rc;
 use yew::prelude::*;
 
 #[derive(Properties, PartialEq)]
@@ -82,11 +82,11 @@ struct Drawn {
 }
 
 /// The view's znode list, equal when it is the very same list.
-struct Shared(Arc<Vec<Arc<ZnodeView>>>);
+struct Shared(Rc<Vec<Rc<ZnodeView>>>);
 
 impl PartialEq for Shared {
     fn eq(&self, other: &Shared) -> bool {
-        Arc::ptr_eq(&self.0, &other.0)
+        Rc::ptr_eq(&self.0, &other.0)
     }
 }
 
@@ -272,7 +272,7 @@ pub fn znodes(p: &ZnodesProps) -> Html {
 struct ZnodeRowProps {
     /// Shared with the view, and with the views before it while the znode
     /// stands still (`kzsim::view` reuses the row).
-    node: Arc<ZnodeView>,
+    node: Rc<ZnodeView>,
     collapsed: bool,
     selected: bool,
     /// Written this many steps ago (the fading highlight).
@@ -287,7 +287,7 @@ impl PartialEq for ZnodeRowProps {
         (self.collapsed, self.selected, self.age, self.lang) == (o.collapsed, o.selected, o.age, o.lang)
             && self.on_select == o.on_select
             && self.on_toggle == o.on_toggle
-            && (Arc::ptr_eq(&self.node, &o.node) || self.node == o.node)
+            && (Rc::ptr_eq(&self.node, &o.node) || self.node == o.node)
     }
 }
 
@@ -457,7 +457,7 @@ mod tests {
     /// of its own, as the view lists them (path order, parents first).
     fn wide(n: usize) -> Drawn {
         let node = |path: &str, children: usize| {
-            Arc::new(ZnodeView {
+            Rc::new(ZnodeView {
                 path: path.to_string(),
                 name: path.rsplit('/').next().unwrap_or("/").to_string(),
                 depth: if path == "/" { 0 } else { path.matches('/').count() },
@@ -478,7 +478,7 @@ mod tests {
         znodes.extend(paths.iter().map(|p| node(p, usize::from(!p.ends_with("leaf")))));
         znodes.sort_by(|a, b| a.path.cmp(&b.path));
         Drawn {
-            znodes: Shared(Arc::new(znodes)),
+            znodes: Shared(Rc::new(znodes)),
             collapsed: BTreeSet::new(),
             opened: BTreeSet::new(),
             selected: None,

@@ -14,7 +14,7 @@ use crate::kafka::BrokerId;
 use crate::scenario::TopicPartition;
 use crate::small_map::{SmallMap, SmallSet};
 use std::collections::VecDeque;
-use std::sync::Arc;
+use std::rc::Rc;
 
 /// One broker's queue: the request on the wire, and those waiting.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -222,9 +222,9 @@ impl RequestBatch {
             listed.sort();
         }
         listed.dedup();
-        let partitions = listed.iter().filter_map(|tp| update_metadata_state(ctx, tp)).map(Arc::new);
+        let partitions = listed.iter().filter_map(|tp| update_metadata_state(ctx, tp)).map(Rc::new);
         let partitions = UpdateMetadataPartitions::new(sized(listed.len(), partitions));
-        let live_brokers: Arc<Vec<_>> = Arc::new(ctx.live_brokers().values().map(|(info, _)| info.clone()).collect());
+        let live_brokers: Rc<Vec<_>> = Rc::new(ctx.live_brokers().values().map(|(info, _)| info.clone()).collect());
         // Per broker in id order, its LeaderAndIsr, then its UpdateMetadata,
         // then its StopReplica.
         let mut brokers: SmallSet<BrokerId> = batch.leader_and_isr.keys().chain(batch.stop_replica.keys()).copied().collect();
@@ -242,7 +242,7 @@ impl RequestBatch {
                         controller_id,
                         controller_epoch: ctx.epoch,
                         broker_epoch: epoch,
-                        partitions: Arc::new(parts),
+                        partitions: Rc::new(parts),
                         live_leaders: leaders.into_iter().collect(),
                     },
                 ));
@@ -255,7 +255,7 @@ impl RequestBatch {
                         controller_epoch: ctx.epoch,
                         broker_epoch: epoch,
                         partitions: partitions.clone(),
-                        live_brokers: Arc::clone(&live_brokers),
+                        live_brokers: Rc::clone(&live_brokers),
                     },
                 ));
             }
@@ -266,7 +266,7 @@ impl RequestBatch {
                         controller_id,
                         controller_epoch: ctx.epoch,
                         broker_epoch: epoch,
-                        partitions: Arc::new(sized(parts.len(), parts.into_values())),
+                        partitions: Rc::new(sized(parts.len(), parts.into_values())),
                     },
                 ));
             }

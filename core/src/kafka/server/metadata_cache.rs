@@ -8,7 +8,7 @@ use crate::kafka::BrokerId;
 use crate::scenario::{Topic, TopicPartition};
 use crate::small_map::SmallMap;
 use std::collections::BTreeMap;
-use std::sync::Arc;
+use std::rc::Rc;
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct MetadataCache {
@@ -37,10 +37,10 @@ pub struct Layout(CachedPartitions);
 impl PartialEq for Layout {
     fn eq(&self, other: &Layout) -> bool {
         let (a, b) = (&self.0, &other.0);
-        let same_overlay = Arc::ptr_eq(&a.overlay, &b.overlay) || (a.overlay.is_empty() && b.overlay.is_empty());
+        let same_overlay = Rc::ptr_eq(&a.overlay, &b.overlay) || (a.overlay.is_empty() && b.overlay.is_empty());
         same_overlay
             && a.runs.len() == b.runs.len()
-            && a.runs.iter().zip(&b.runs).all(|(x, y)| Arc::ptr_eq(&x.list, &y.list) && (x.start, x.end) == (y.start, y.end))
+            && a.runs.iter().zip(&b.runs).all(|(x, y)| Rc::ptr_eq(&x.list, &y.list) && (x.start, x.end) == (y.start, y.end))
     }
 }
 
@@ -76,7 +76,7 @@ impl MetadataCache {
     }
 }
 
-type State = Arc<UpdateMetadataPartitionState>;
+type State = Rc<UpdateMetadataPartitionState>;
 
 /// The cached partitions, kept so that the requests' own lists are shared
 /// rather than copied: fifty brokers each building a map of 100,000
@@ -90,13 +90,13 @@ struct CachedPartitions {
     runs: Vec<Run>,
     /// Shared with the timeline's snapshots of this cache until changed
     /// (copy on write).
-    overlay: Arc<BTreeMap<TopicPartition, Option<State>>>,
+    overlay: Rc<BTreeMap<TopicPartition, Option<State>>>,
 }
 
 /// `list[start..end]`, never empty.
 #[derive(Clone, Debug)]
 struct Run {
-    list: Arc<Vec<State>>,
+    list: Rc<Vec<State>>,
     start: usize,
     end: usize,
 }
@@ -108,7 +108,7 @@ impl Run {
 
     /// `slice()[from..to]`, or nothing if that is empty.
     fn part(&self, from: usize, to: usize) -> Option<Run> {
-        (from < to).then(|| Run { list: Arc::clone(&self.list), start: self.start + from, end: self.start + to })
+        (from < to).then(|| Run { list: Rc::clone(&self.list), start: self.start + from, end: self.start + to })
     }
 }
 
@@ -173,7 +173,7 @@ impl CachedPartitions {
         if !covered {
             return false;
         }
-        runs.push(Run { list: Arc::clone(request.list()), start: 0, end: request.len() });
+        runs.push(Run { list: Rc::clone(request.list()), start: 0, end: request.len() });
         runs.append(&mut after);
         self.runs = runs;
         true
@@ -182,14 +182,14 @@ impl CachedPartitions {
     /// One partition of a request: replaced, added or removed.
     fn apply(&mut self, p: &State) {
         let tp = TopicPartition { topic: p.topic.clone(), partition: p.partition };
-        Arc::make_mut(&mut self.overlay).insert(tp, (p.leader != LEADER_DURING_DELETE).then(|| Arc::clone(p)));
+        Rc::make_mut(&mut self.overlay).insert(tp, (p.leader != LEADER_DURING_DELETE).then(|| Rc::clone(p)));
     }
 
     /// The runs and the overlay merged into one run.
     fn compact(&mut self) {
-        let merged: Arc<Vec<State>> = Arc::new(self.iter().cloned().collect());
-        let runs = if merged.is_empty() { Vec::new() } else { vec![Run { start: 0, end: merged.len(), list: Arc::clone(&merged) }] };
-        *self = CachedPartitions { runs, overlay: Arc::default() };
+        let merged: Rc<Vec<State>> = Rc::new(self.iter().cloned().collect());
+        let runs = if merged.is_empty() { Vec::new() } else { vec![Run { start: 0, end: merged.len(), list: Rc::clone(&merged) }] };
+        *self = CachedPartitions { runs, overlay: Rc::default() };
     }
 
     fn get(&self, tp: &TopicPartition) -> Option<&State> {
@@ -257,8 +257,8 @@ pub(crate) fn may_be_a_run(partitions: &[State]) -> bool {
 mod tests {
     use super::*;
 
-    fn state(topic: &str, partition: i32, leader: BrokerId) -> Arc<UpdateMetadataPartitionState> {
-        Arc::new(UpdateMetadataPartitionState {
+    fn state(topic: &str, partition: i32, leader: BrokerId) -> Rc<UpdateMetadataPartitionState> {
+        Rc::new(UpdateMetadataPartitionState {
             topic: topic.into(),
             partition,
             controller_epoch: 1,
@@ -281,7 +281,7 @@ mod tests {
         merged.update(0, 1, &[], &UpdateMetadataPartitions::new(first.clone()));
         merged.update(0, 1, &[], &UpdateMetadataPartitions::new(second.clone()));
         for p in first.iter().chain(&second) {
-            one_by_one.update(0, 1, &[], &UpdateMetadataPartitions::new(vec![Arc::clone(p)]));
+            one_by_one.update(0, 1, &[], &UpdateMetadataPartitions::new(vec![Rc::clone(p)]));
         }
         assert_eq!(merged.partitions, one_by_one.partitions);
         assert_eq!((merged.controller_id, merged.controller_epoch), (one_by_one.controller_id, one_by_one.controller_epoch));
@@ -315,7 +315,7 @@ mod tests {
                 if p.leader == LEADER_DURING_DELETE {
                     model.remove(&tp);
                 } else {
-                    model.insert(tp, Arc::clone(p));
+                    model.insert(tp, Rc::clone(p));
                 }
             }
             cache.update(0, 1, &[], &UpdateMetadataPartitions::new(request));

@@ -11,7 +11,7 @@ use crate::scenario::TopicPartition;
 use crate::sim::event::{FetchPartitions, FetchResults};
 use crate::small_map::SmallMap;
 use std::collections::{BTreeMap, BTreeSet};
-use std::sync::Arc;
+use std::rc::Rc;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Role {
@@ -323,7 +323,7 @@ impl HostedPartitions {
     /// one its idle rounds repeat (the round is then noted, nothing else).
     pub(super) fn repeat_idle_round(&mut self, follower: BrokerId, request: &FetchPartitions, now: u64) -> bool {
         match self.idle.get_mut(&follower) {
-            Some(idle) if Arc::ptr_eq(&idle.request, request) => {
+            Some(idle) if Rc::ptr_eq(&idle.request, request) => {
                 idle.round_ms = now;
                 true
             }

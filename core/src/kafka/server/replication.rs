@@ -20,7 +20,7 @@ use crate::trace::Detail;
 use crate::zookeeper::{KeeperError, Request, Response};
 use serde_json::{json, Value};
 use std::collections::BTreeSet;
-use std::sync::Arc;
+use std::rc::Rc;
 
 /// No parked fetch's token: the tokens handed out start at 1.
 const NO_TOKEN: u64 = 0;
@@ -134,10 +134,10 @@ impl Broker {
         let session = rm.fetchers.get(&leader)?;
         if let Some((v, sent)) = &session.sent {
             if *v == version {
-                return Some(Arc::clone(sent));
+                return Some(Rc::clone(sent));
             }
         }
-        let partitions: FetchPartitions = Arc::new(
+        let partitions: FetchPartitions = Rc::new(
             session
                 .partitions
                 .iter()
@@ -146,7 +146,7 @@ impl Broker {
                 .collect(),
         );
         let session = rm.fetchers.get_mut(&leader)?;
-        session.sent = Some((version, Arc::clone(&partitions)));
+        session.sent = Some((version, Rc::clone(&partitions)));
         Some(partitions)
     }
 
@@ -237,7 +237,7 @@ impl Broker {
             self.maybe_expand_isr(io, &tp, follower);
         }
         if idle && !hw_moved {
-            self.replica_manager.partitions.start_idle_rounds(follower, Arc::clone(partitions), now);
+            self.replica_manager.partitions.start_idle_rounds(follower, Rc::clone(partitions), now);
         }
         any_new
     }
@@ -285,11 +285,11 @@ impl Broker {
         let rm = &mut self.replica_manager;
         let version = rm.partitions.version();
         if let Some(c) = rm.fetch_responses.get(&follower) {
-            if c.version == version && Arc::ptr_eq(&c.request, partitions) {
-                return Arc::clone(&c.results);
+            if c.version == version && Rc::ptr_eq(&c.request, partitions) {
+                return Rc::clone(&c.results);
             }
         }
-        let results: FetchResults = Arc::new(
+        let results: FetchResults = Rc::new(
             partitions
                 .iter()
                 .map(|(tp, _)| {
@@ -302,7 +302,7 @@ impl Broker {
                 })
                 .collect(),
         );
-        rm.fetch_responses.insert(follower, CachedResponse { request: Arc::clone(partitions), version, results: Arc::clone(&results) });
+        rm.fetch_responses.insert(follower, CachedResponse { request: Rc::clone(partitions), version, results: Rc::clone(&results) });
         results
     }
 
@@ -314,7 +314,7 @@ impl Broker {
             return;
         }
         let version = self.replica_manager.partitions.version();
-        let repeated = matches!(&session.applied, Some((v, r)) if *v == version && Arc::ptr_eq(r, &results));
+        let repeated = matches!(&session.applied, Some((v, r)) if *v == version && Rc::ptr_eq(r, &results));
         let (errors, moved) = if repeated { (false, Vec::new()) } else { self.apply_fetch_results(leader, &results) };
         for (tp, from, to) in moved {
             let actor = self.rm_actor();
@@ -376,7 +376,7 @@ impl Broker {
         }
         let version = rm.partitions.version();
         if let Some(s) = rm.fetchers.get_mut(&leader) {
-            s.applied = if errors { None } else { Some((version, Arc::clone(results))) };
+            s.applied = if errors { None } else { Some((version, Rc::clone(results))) };
         }
         (errors, moved)
     }
