@@ -189,6 +189,31 @@ test('a tree of thousands of znodes is a virtual list: few rows in the page, eve
   await page.close();
 });
 
+test('past 500 partitions the rows come in pages: a filter finds any partition, "Show more" adds a page', async () => {
+  const wide = 'cluster brokers=3\nstart all\ntopic create wide partitions=600 replication-factor=2\nrun 2s\n';
+  const opened = await browser.open(`/#kzs=${base64url(wide)}`);
+  const { page } = opened;
+  await runToEnd(page);
+  const rows = page.getByTestId('partition');
+  const count = page.getByTestId('partition-count');
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid="partition"]').length > 0, null, { timeout: TIMEOUT_MS });
+  const first = await rows.count();
+  assert.ok(first >= 10 && first < 100, `one page of rows, not all 600: ${first}`);
+  assert.match(await count.textContent(), new RegExp(`${first}\\D+600\\D+600`));
+  await page.getByTestId('partitions-more').click();
+  await page.waitForFunction((n) => document.querySelectorAll('[data-testid="partition"]').length === 2 * n, first, { timeout: TIMEOUT_MS });
+  // The filter finds a partition far past the pages drawn, with its hooks.
+  await page.getByTestId('partition-filter').fill('wide-599');
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid="partition"]').length === 1, null, { timeout: TIMEOUT_MS });
+  const found = rows.first();
+  assert.equal(await found.getAttribute('data-tp'), 'wide-599');
+  assert.match(await found.getAttribute('data-leader'), /^[0-2]$/);
+  assert.equal((await found.getAttribute('data-isr')).split(',').length, 2);
+  assert.match(await count.textContent(), /1\D+1\D+600/);
+  await assertClean(opened);
+  await page.close();
+});
+
 test('scrubbing the timeline moves to any step so far, and the address follows', async () => {
   const opened = await browser.open(CLUSTER_ADDRESS);
   const { page } = opened;

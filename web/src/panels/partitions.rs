@@ -41,8 +41,10 @@ pub const PAGE: usize = 500;
 /// adds. A row is some sixty elements (its replica table and LEO/HW bars):
 /// 500 of them were 28,000 elements that the browser styled, laid out and
 /// painted again at every step of a 10,000-partition cluster, three times
-/// the rest of the page. Such a cluster is read through the filter.
-pub const BIG_PAGE: usize = 50;
+/// the rest of the page. Such a cluster is read through the filter. Twenty
+/// rows are some three screens: fifty were 2,600 elements, most of what a
+/// seek across the topic's creation drew anew, though a learner sees a few.
+pub const BIG_PAGE: usize = 20;
 
 /// Which partitions the panel shows: those whose name contains `filter`,
 /// `pages` pages of them ("Show more" adds one).
