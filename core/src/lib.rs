@@ -8,6 +8,7 @@
 
 pub mod chaos;
 pub mod console;
+pub mod copy_on_write;
 pub mod invariants;
 pub mod kafka;
 pub mod runner;

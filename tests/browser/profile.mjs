@@ -3,10 +3,11 @@
 // (KZ_DIST, default dist/). Every figure is the main thread's CPU time
 // (Chromium's thread clock) unless it says wall.
 //
-//   node profile.mjs steps    [--address=A] [--to-end] [--n=40]
+//   node profile.mjs steps    [--address=A] [--to-end] [--n=40] [--callers=NAME]
 //        CPU profile of n → steps (self time by function; build with names
 //        kept to see wasm functions: wasm-bindgen --keep-debug and
-//        wasm-opt -g), then Chromium's trace events by name
+//        wasm-opt -g), then Chromium's trace events by name; with
+//        --callers, who calls the functions whose names contain NAME
 //   node profile.mjs panels   [--address=A] [--to-end] [--n=30] [--seek=S1,S2]
 //        a step's CPU time with each panel hidden in turn (or a seek's:
 //        from the first step to S1, S1 to S2, …)
@@ -15,6 +16,9 @@
 //   node profile.mjs seeks    [--address=A] [--profile] [--seek=S1,S2]
 //        each of perf.mjs's twenty seeks, after "run to the end", wall;
 //        with --profile, then a CPU profile and trace of the twenty again
+//   node profile.mjs fast-forward [--address=A]
+//        CPU profile and trace of "run to the end", from the click to the
+//        end badge
 //
 // --address defaults to the small built-in (`/?scenario=controller-failover&step=100`);
 // --big is perf.mjs's 50 brokers × 10,000 partitions. --to-end runs to the
@@ -133,6 +137,23 @@ async function profiled(what, n, body) {
   });
   console.log(`--- self time per ${what} (wall, sampled)`);
   for (const [k, v] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 30)) console.log(`${(v / n).toFixed(2).padStart(7)} ms  ${k.slice(0, 140)}`);
+  if (args.has('callers')) {
+    // --callers=NAME: who calls the functions named so, by their self time
+    // (three frames up).
+    const parent = new Map();
+    for (const node of profile.nodes) for (const c of node.children ?? []) parent.set(c, node.id);
+    const named = (id) => byId.get(id)?.callFrame.functionName || '?';
+    const callers = new Map();
+    profile.samples.forEach((id, i) => {
+      if (!named(id).includes(args.get('callers'))) return;
+      const chain = [];
+      for (let p = parent.get(id); p !== undefined && chain.length < 3; p = parent.get(p)) chain.push(named(p).slice(0, 70));
+      const key = chain.join(' < ');
+      callers.set(key, (callers.get(key) ?? 0) + (profile.timeDeltas[i] ?? 0) / 1000);
+    });
+    console.log(`--- callers of ${args.get('callers')} per ${what}`);
+    for (const [k, v] of [...callers].sort((a, b) => b[1] - a[1]).slice(0, 12)) console.log(`${(v / n).toFixed(2).padStart(7)} ms  ${k}`);
+  }
   const byName = new Map();
   for (const e of events.filter((e) => e.ph === 'X')) byName.set(e.name, (byName.get(e.name) ?? 0) + cpu(e));
   console.log(`--- trace events per ${what} (CPU, inclusive)`);
@@ -214,8 +235,15 @@ if (mode === 'steps') {
       for (const to of perfSeeks()) await seek(to);
     });
   }
+} else if (mode === 'fast-forward') {
+  const t0 = Date.now();
+  await profiled('run to the end', 1, async () => {
+    await page.getByTestId('to-end').click();
+    await page.waitForFunction(() => document.querySelector('.kz-end-badge'), null, { timeout: 1_800_000, polling: 100 });
+  });
+  console.log(`${await page.getByTestId('step-counter').textContent()} steps in ${Date.now() - t0} ms (wall, profiled)`);
 } else {
-  console.error(`unknown mode ${mode}: steps, panels, mutations or seeks`);
+  console.error(`unknown mode ${mode}: steps, panels, mutations, seeks or fast-forward`);
   process.exitCode = 2;
 }
 await browser.close();

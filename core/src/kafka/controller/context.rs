@@ -2,6 +2,7 @@
 //! cluster — live brokers and their epochs, assignments, leaders and ISRs,
 //! and the two state machines' states.
 
+use crate::copy_on_write::CopyOnWrite;
 use crate::kafka::partition_map::PartitionMap;
 use crate::kafka::zk_data::{BrokerInfo, LeaderIsrAndControllerEpoch, ReplicaAssignment};
 use crate::kafka::BrokerId;
@@ -152,12 +153,14 @@ pub struct ControllerContext {
     live_brokers_version: u64,
     pub shutting_down: SmallSet<BrokerId>,
     pub all_topics: BTreeSet<String>,
-    /// Indexed by partition (a failover reads every replica's).
-    pub assignments: PartitionMap<ReplicaAssignment>,
-    pub leadership: PartitionMap<LeaderIsrAndControllerEpoch>,
+    /// Indexed by partition (a failover reads every replica's). The
+    /// per-partition maps are shared with the timeline's snapshots until
+    /// written: between the controller's events they stay as they are.
+    pub assignments: CopyOnWrite<PartitionMap<ReplicaAssignment>>,
+    pub leadership: CopyOnWrite<PartitionMap<LeaderIsrAndControllerEpoch>>,
     pub partitions_being_reassigned: BTreeSet<TopicPartition>,
-    pub partition_states: PartitionMap<PartitionState>,
-    pub replica_states: ReplicaStates,
+    pub partition_states: CopyOnWrite<PartitionMap<PartitionState>>,
+    pub replica_states: CopyOnWrite<ReplicaStates>,
     pub replicas_on_offline_dirs: SmallMap<BrokerId, BTreeSet<TopicPartition>>,
     pub topics_to_be_deleted: BTreeSet<String>,
     pub topics_with_deletion_started: BTreeSet<String>,

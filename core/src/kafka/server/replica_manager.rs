@@ -3,6 +3,7 @@
 //! `becomeLeaderOrFollower` and `stopReplicas` apply the controller's
 //! requests with Kafka's epoch fencing.
 
+use crate::copy_on_write::CopyOnWrite;
 use crate::kafka::messages::{Errors, LeaderAndIsrPartitionState, StopReplicaPartitionState};
 use crate::kafka::partition_map::PartitionMap;
 use crate::kafka::zk_data::LEADER_DURING_DELETE;
@@ -192,7 +193,9 @@ pub struct IdleFetch {
 pub struct HostedPartitions {
     /// Indexed by partition number per topic: every fetch looks its
     /// partitions up here, and a LeaderAndIsr of a failover all of them.
-    map: PartitionMap<HostedPartition>,
+    /// Shared with the timeline's snapshots until written: idle fetch
+    /// rounds leave it as it is.
+    map: CopyOnWrite<PartitionMap<HostedPartition>>,
     /// Followers whose fetch rounds are idle, by follower id.
     idle: SmallMap<BrokerId, IdleFetch>,
     version: u64,
