@@ -169,7 +169,7 @@ async function main() {
     figures.fastForward = Date.now() - t0;
     figures.steps = Number(await big.getByTestId('step-counter').textContent());
     figures.memoryMB = (await big.evaluate(() => window.__kz.wasm?.memory?.buffer.byteLength ?? NaN)) / 2 ** 20;
-    console.log(`fast-forward of ${figures.steps} steps (${PARTITIONS} partitions): ${(figures.fastForward / 1000).toFixed(1)} s; wasm memory ${figures.memoryMB.toFixed(0)} MB`);
+    console.log(`fast-forward of ${figures.steps} steps (${PARTITIONS} partitions): ${(figures.fastForward / 1000).toFixed(2)} s; wasm memory ${figures.memoryMB.toFixed(0)} MB`);
 
     // Step render on the big cluster, mid-failover.
     const from = Math.max(1, figures.steps - 400);
@@ -260,7 +260,7 @@ function record(f) {
     `| … of which the thread ran (its CPU clock, p50 / p95) | ≤ 16 ms p95 | ${ms(f.bigWork.cpuP50)} / ${ms(f.bigWork.cpuP95)} |`,
     `| seek to a random step of ${f.steps.toLocaleString('en')} (p50 / p95 / max of 20) | ≤ 100 ms | ${ms(f.seek.p50)} / ${ms(f.seek.p95)} / ${ms(f.seek.max)} |`,
     `| seek to a random step of the first 10,000 (p50 / p95 / max of 20) | ≤ 100 ms | ${ms(f.seek10k.p50)} / ${ms(f.seek10k.p95)} / ${ms(f.seek10k.max)} |`,
-    `| run to the end: ${f.steps.toLocaleString('en')} steps simulated in the page | — | ${(f.fastForward / 1000).toFixed(1)} s |`,
+    `| run to the end: ${f.steps.toLocaleString('en')} steps simulated in the page | — | ${(f.fastForward / 1000).toFixed(2)} s |`,
     `| wasm memory with the whole ${f.steps.toLocaleString('en')}-step timeline | ≤ 100 MB for 10,000 steps | ${f.memoryMB.toFixed(0)} MB (${((f.memoryMB * 10000) / f.steps).toFixed(0)} MB per 10,000 steps) |`,
   ];
   fs.writeFileSync(file, text.replace(new RegExp(`${begin}[\\s\\S]*${end}`), `${begin}\n${rows.join('\n')}\n${end}`));
