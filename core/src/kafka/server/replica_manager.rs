@@ -23,7 +23,7 @@ pub enum Role {
 /// What the leader knows of a follower (`Replica`). While the follower's
 /// fetch rounds are idle, `last_caught_up_ms` and `last_fetch_time_ms` lag
 /// behind until `HostedPartitions` applies the rounds (see [`IdleFetch`]).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RemoteReplica {
     /// The follower's log end offset, -1 until its first fetch.
     pub leo: i64,
@@ -53,24 +53,65 @@ impl RemoteReplica {
 
 /// The followers' fetch state by broker id, in id order: a map of a few
 /// entries kept in one sorted `Vec` (it is read on every fetch).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Remotes(Vec<(BrokerId, RemoteReplica)>);
+/// A leader's followers, by id: at most [`INLINE_REMOTES`] of them (RF 3)
+/// kept in the hosted partition itself, more in a vector. Every fetch round
+/// reads the follower's entry of each partition it fetches; kept apart, it
+/// was a cache miss of its own per partition (issue 9).
+#[derive(Clone, Debug)]
+pub enum Remotes {
+    Inline(u8, [(BrokerId, RemoteReplica); INLINE_REMOTES]),
+    Spilled(Vec<(BrokerId, RemoteReplica)>),
+}
+
+/// Followers kept inline: a replication factor of three.
+pub const INLINE_REMOTES: usize = 2;
+
+const NO_REMOTE: (BrokerId, RemoteReplica) =
+    (-1, RemoteReplica { leo: -1, last_caught_up_ms: 0, last_fetch_leader_leo: 0, last_fetch_time_ms: 0 });
+
+impl Default for Remotes {
+    fn default() -> Remotes {
+        Remotes::Inline(0, [NO_REMOTE; INLINE_REMOTES])
+    }
+}
+
+impl PartialEq for Remotes {
+    fn eq(&self, other: &Remotes) -> bool {
+        self.as_slice() == other.as_slice()
+    }
+}
+
+impl Eq for Remotes {}
 
 impl Remotes {
+    fn as_slice(&self) -> &[(BrokerId, RemoteReplica)] {
+        match self {
+            Remotes::Inline(n, entries) => &entries[..*n as usize],
+            Remotes::Spilled(v) => v,
+        }
+    }
+
+    fn as_mut_slice(&mut self) -> &mut [(BrokerId, RemoteReplica)] {
+        match self {
+            Remotes::Inline(n, entries) => &mut entries[..*n as usize],
+            Remotes::Spilled(v) => v,
+        }
+    }
+
     pub fn get(&self, id: &BrokerId) -> Option<&RemoteReplica> {
-        self.0.iter().find(|(b, _)| b == id).map(|(_, r)| r)
+        self.as_slice().iter().find(|(b, _)| b == id).map(|(_, r)| r)
     }
 
     pub fn get_mut(&mut self, id: &BrokerId) -> Option<&mut RemoteReplica> {
-        self.0.iter_mut().find(|(b, _)| b == id).map(|(_, r)| r)
+        self.as_mut_slice().iter_mut().find(|(b, _)| b == id).map(|(_, r)| r)
     }
 
     fn iter_mut(&mut self) -> impl Iterator<Item = (&BrokerId, &mut RemoteReplica)> {
-        self.0.iter_mut().map(|(b, r)| (&*b, r))
+        self.as_mut_slice().iter_mut().map(|(b, r)| (&*b, r))
     }
 
     pub fn iter(&self) -> impl Iterator<Item = (&BrokerId, &RemoteReplica)> {
-        self.0.iter().map(|(b, r)| (b, r))
+        self.as_slice().iter().map(|(b, r)| (b, r))
     }
 }
 
@@ -84,7 +125,12 @@ impl FromIterator<(BrokerId, RemoteReplica)> for Remotes {
                 Err(i) => v.insert(i, (b, r)),
             }
         }
-        Remotes(v)
+        if v.len() > INLINE_REMOTES {
+            return Remotes::Spilled(v);
+        }
+        let mut entries = [NO_REMOTE; INLINE_REMOTES];
+        entries[..v.len()].copy_from_slice(&v);
+        Remotes::Inline(v.len() as u8, entries)
     }
 }
 
@@ -95,7 +141,7 @@ impl<'a> IntoIterator for &'a Remotes {
         fn(&'a (BrokerId, RemoteReplica)) -> (&'a BrokerId, &'a RemoteReplica),
     >;
     fn into_iter(self) -> Self::IntoIter {
-        self.0.iter().map(|(b, r)| (b, r))
+        self.as_slice().iter().map(|(b, r)| (b, r))
     }
 }
 
@@ -644,5 +690,28 @@ impl ReplicaManager {
             errors.insert(tp, Errors::NONE);
         }
         (None, errors)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn remote(leo: i64) -> RemoteReplica {
+        RemoteReplica { leo, ..RemoteReplica::new(0, true) }
+    }
+
+    #[test]
+    fn remotes_are_by_id_kept_inline_up_to_rf_3_and_the_last_of_an_id_wins() {
+        let two: Remotes = [(7, remote(1)), (3, remote(2)), (7, remote(5))].into_iter().collect();
+        assert!(matches!(two, Remotes::Inline(2, _)));
+        assert_eq!(two.iter().map(|(b, r)| (*b, r.leo)).collect::<Vec<_>>(), [(3, 2), (7, 5)]);
+        let mut three: Remotes = [(9, remote(1)), (3, remote(2)), (5, remote(3))].into_iter().collect();
+        assert!(matches!(three, Remotes::Spilled(_)));
+        assert_eq!(three.iter().map(|(b, _)| *b).collect::<Vec<_>>(), [3, 5, 9]);
+        three.get_mut(&5).unwrap().leo = 42;
+        assert_eq!((three.get(&5).map(|r| r.leo), three.get(&4)), (Some(42), None));
+        assert_eq!(Remotes::default(), std::iter::empty().collect());
+        assert_ne!(two, three);
     }
 }
