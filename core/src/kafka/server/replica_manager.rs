@@ -52,26 +52,29 @@ impl RemoteReplica {
 }
 
 /// The followers' fetch state by broker id, in id order: a map of a few
-/// entries kept in one sorted `Vec` (it is read on every fetch).
-/// A leader's followers, by id: at most [`INLINE_REMOTES`] of them (RF 3)
-/// kept in the hosted partition itself, more in a vector. Every fetch round
-/// reads the follower's entry of each partition it fetches; kept apart, it
-/// was a cache miss of its own per partition (issue 9).
+/// entries kept sorted. Up to [`INLINE_REMOTES`] of them (RF 3) live in the
+/// hosted partition itself, more in a vector: every fetch round reads the
+/// follower's entry of each partition it fetches, and kept apart it was a
+/// cache miss of its own per partition (issue 9).
 #[derive(Clone, Debug)]
-pub enum Remotes {
+pub struct Remotes(RemotesRepr);
+
+#[derive(Clone, Debug)]
+enum RemotesRepr {
+    /// The first `.0` entries are the followers.
     Inline(u8, [(BrokerId, RemoteReplica); INLINE_REMOTES]),
     Spilled(Vec<(BrokerId, RemoteReplica)>),
 }
 
 /// Followers kept inline: a replication factor of three.
-pub const INLINE_REMOTES: usize = 2;
+const INLINE_REMOTES: usize = 2;
 
 const NO_REMOTE: (BrokerId, RemoteReplica) =
     (-1, RemoteReplica { leo: -1, last_caught_up_ms: 0, last_fetch_leader_leo: 0, last_fetch_time_ms: 0 });
 
 impl Default for Remotes {
     fn default() -> Remotes {
-        Remotes::Inline(0, [NO_REMOTE; INLINE_REMOTES])
+        Remotes(RemotesRepr::Inline(0, [NO_REMOTE; INLINE_REMOTES]))
     }
 }
 
@@ -85,16 +88,16 @@ impl Eq for Remotes {}
 
 impl Remotes {
     fn as_slice(&self) -> &[(BrokerId, RemoteReplica)] {
-        match self {
-            Remotes::Inline(n, entries) => &entries[..*n as usize],
-            Remotes::Spilled(v) => v,
+        match &self.0 {
+            RemotesRepr::Inline(n, entries) => &entries[..*n as usize],
+            RemotesRepr::Spilled(v) => v,
         }
     }
 
     fn as_mut_slice(&mut self) -> &mut [(BrokerId, RemoteReplica)] {
-        match self {
-            Remotes::Inline(n, entries) => &mut entries[..*n as usize],
-            Remotes::Spilled(v) => v,
+        match &mut self.0 {
+            RemotesRepr::Inline(n, entries) => &mut entries[..*n as usize],
+            RemotesRepr::Spilled(v) => v,
         }
     }
 
@@ -126,11 +129,11 @@ impl FromIterator<(BrokerId, RemoteReplica)> for Remotes {
             }
         }
         if v.len() > INLINE_REMOTES {
-            return Remotes::Spilled(v);
+            return Remotes(RemotesRepr::Spilled(v));
         }
         let mut entries = [NO_REMOTE; INLINE_REMOTES];
         entries[..v.len()].copy_from_slice(&v);
-        Remotes::Inline(v.len() as u8, entries)
+        Remotes(RemotesRepr::Inline(v.len() as u8, entries))
     }
 }
 
@@ -704,10 +707,10 @@ mod tests {
     #[test]
     fn remotes_are_by_id_kept_inline_up_to_rf_3_and_the_last_of_an_id_wins() {
         let two: Remotes = [(7, remote(1)), (3, remote(2)), (7, remote(5))].into_iter().collect();
-        assert!(matches!(two, Remotes::Inline(2, _)));
+        assert!(matches!(two.0, RemotesRepr::Inline(2, _)));
         assert_eq!(two.iter().map(|(b, r)| (*b, r.leo)).collect::<Vec<_>>(), [(3, 2), (7, 5)]);
         let mut three: Remotes = [(9, remote(1)), (3, remote(2)), (5, remote(3))].into_iter().collect();
-        assert!(matches!(three, Remotes::Spilled(_)));
+        assert!(matches!(three.0, RemotesRepr::Spilled(_)));
         assert_eq!(three.iter().map(|(b, _)| *b).collect::<Vec<_>>(), [3, 5, 9]);
         three.get_mut(&5).unwrap().leo = 42;
         assert_eq!((three.get(&5).map(|r| r.leo), three.get(&4)), (Some(42), None));
