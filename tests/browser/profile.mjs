@@ -65,10 +65,16 @@ window.__kzSeek = (n) => document.querySelector('[data-testid="step-counter"]').
 const step = () => page.evaluate(() => window.__kzStep());
 const seek = (n) => page.evaluate((n) => window.__kzSeek(n), n);
 
+/** Presses "run to the end" and waits for the end badge (a big cluster's
+ * run can take minutes on a slow build: the harness's `runToEnd` waits 60 s). */
+async function runToEnd(polling) {
+  await page.getByTestId('to-end').click();
+  await page.waitForFunction(() => document.querySelector('.kz-end-badge'), null, { timeout: 1_800_000, polling });
+}
+
 let steps = null;
 if (args.has('to-end') || mode === 'seeks') {
-  await page.getByTestId('to-end').click();
-  await page.waitForFunction(() => document.querySelector('.kz-end-badge'), null, { timeout: 1_800_000, polling: 500 });
+  await runToEnd(500);
   steps = Number(await page.getByTestId('step-counter').textContent());
   if (mode !== 'seeks') await seek(Math.max(1, steps - 400));
 }
@@ -237,10 +243,7 @@ if (mode === 'steps') {
   }
 } else if (mode === 'fast-forward') {
   const t0 = Date.now();
-  await profiled('run to the end', 1, async () => {
-    await page.getByTestId('to-end').click();
-    await page.waitForFunction(() => document.querySelector('.kz-end-badge'), null, { timeout: 1_800_000, polling: 100 });
-  });
+  await profiled('run to the end', 1, () => runToEnd(100));
   console.log(`${await page.getByTestId('step-counter').textContent()} steps in ${Date.now() - t0} ms (wall, profiled)`);
 } else {
   console.error(`unknown mode ${mode}: steps, panels, mutations, seeks or fast-forward`);
