@@ -3,6 +3,7 @@
 //! a `View` and sends commands.
 
 use crate::console::session_hex;
+use crate::kafka::broker_ids::BrokerIds;
 use crate::kafka::server::metadata_cache::Layout;
 use crate::kafka::server::replica_manager::Role;
 use crate::kafka::zk_data::{self, LeaderIsrAndControllerEpoch};
@@ -18,7 +19,7 @@ use std::rc::Rc;
 
 /// (leader, leader epoch, ISR): a partition's leadership as ZooKeeper's
 /// state znode, the controller's context or a metadata cache holds it.
-pub type Leadership = (i32, i32, Vec<i32>);
+pub type Leadership = (i32, i32, BrokerIds);
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct View {
@@ -141,9 +142,9 @@ pub struct PartitionView {
     pub tp: String,
     pub topic: String,
     pub partition: i32,
-    pub replicas: Vec<i32>,
+    pub replicas: BrokerIds,
     pub leader: Option<i32>,
-    pub isr: Vec<i32>,
+    pub isr: BrokerIds,
     pub leader_epoch: Option<i32>,
     pub zk_version: Option<i32>,
     pub controller_epoch: Option<i32>,

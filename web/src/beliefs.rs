@@ -194,7 +194,7 @@ pub mod tests {
         p.tp = tp.into();
         p.leader = Some(leader);
         p.leader_epoch = Some(epoch);
-        p.isr = isr.to_vec();
+        p.isr = isr.into();
         p.controller_view = controller_view;
         p
     }
@@ -203,11 +203,11 @@ pub mod tests {
     fn a_stale_cache_is_flagged_field_by_field() {
         // Seed 002: the leader shrank the ISR in ZooKeeper; the controller
         // and broker 0 have not heard yet, broker 1 has.
-        let p = partition("t-0", 0, 0, &[0, 1], Some((0, 0, vec![0, 1, 2])));
+        let p = partition("t-0", 0, 0, &[0, 1], Some((0, 0, [0, 1, 2].into())));
         let brokers = vec![
-            broker(0, "running", &[("t-0", (0, 0, vec![0, 1, 2]))], &[0, 1, 2]),
-            broker(1, "running", &[("t-0", (0, 0, vec![0, 1]))], &[0, 1, 2]),
-            broker(2, "stopped", &[("t-0", (0, 0, vec![0, 1, 2]))], &[0, 1, 2]),
+            broker(0, "running", &[("t-0", (0, 0, [0, 1, 2].into()))], &[0, 1, 2]),
+            broker(1, "running", &[("t-0", (0, 0, [0, 1].into()))], &[0, 1, 2]),
+            broker(2, "stopped", &[("t-0", (0, 0, [0, 1, 2].into()))], &[0, 1, 2]),
             broker(3, "paused", &[], &[0, 1, 2]),
         ];
         // The view lists a partition a cache does not know as `None`.
@@ -264,9 +264,9 @@ pub mod tests {
     /// get one, and the rest are counted, agreeing and disagreeing apart.
     #[test]
     fn many_stale_caches_are_counted_past_a_few() {
-        let mut p = partition("t-0", 1, 1, &[1, 2], Some((1, 1, vec![1, 2])));
-        p.replicas = vec![1, 2, 3];
-        let stale = [("t-0", (0, 0, vec![0, 1, 2]))];
+        let mut p = partition("t-0", 1, 1, &[1, 2], Some((1, 1, [1, 2].into())));
+        p.replicas = [1, 2, 3].into();
+        let stale = [("t-0", (0, 0, [0, 1, 2].into()))];
         let brokers: Vec<BrokerView> = (1..=20).map(|id| broker(id, "running", if id <= 15 { &stale } else { &[] }, &[])).collect();
         let tables = tables(std::slice::from_ref(&p), &brokers, Some(1));
         let (_, rows, hidden) = &tables[0];

@@ -2,6 +2,7 @@
 //! (LeaderAndIsr, UpdateMetadata, StopReplica, ControlledShutdown), with the
 //! fields the simulator uses, and Kafka's error codes for them.
 
+use super::broker_ids::BrokerIds;
 use super::zk_data::BrokerInfo;
 use super::BrokerId;
 use crate::scenario::TopicPartition;
@@ -35,11 +36,11 @@ pub struct LeaderAndIsrPartitionState {
     pub controller_epoch: i32,
     pub leader: BrokerId,
     pub leader_epoch: i32,
-    pub isr: Vec<BrokerId>,
+    pub isr: BrokerIds,
     pub zk_version: i32,
-    pub replicas: Vec<BrokerId>,
-    pub adding_replicas: Vec<BrokerId>,
-    pub removing_replicas: Vec<BrokerId>,
+    pub replicas: BrokerIds,
+    pub adding_replicas: BrokerIds,
+    pub removing_replicas: BrokerIds,
     pub is_new: bool,
 }
 
@@ -57,10 +58,10 @@ pub struct UpdateMetadataPartitionState {
     pub controller_epoch: i32,
     pub leader: BrokerId,
     pub leader_epoch: i32,
-    pub isr: Vec<BrokerId>,
+    pub isr: BrokerIds,
     pub zk_version: i32,
-    pub replicas: Vec<BrokerId>,
-    pub offline_replicas: Vec<BrokerId>,
+    pub replicas: BrokerIds,
+    pub offline_replicas: BrokerIds,
 }
 
 /// An UpdateMetadata request's partitions, shared by every broker it goes

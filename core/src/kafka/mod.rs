@@ -4,6 +4,7 @@
 //! control requests.
 
 pub mod admin_zk_client;
+pub mod broker_ids;
 pub mod config;
 pub mod config_def;
 pub mod controller;

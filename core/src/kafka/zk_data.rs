@@ -1,6 +1,7 @@
 //! `kafka.zk.ZkData`: the znode paths Kafka uses and the JSON it writes there,
 //! field for field (Kafka 2.8.2 running with inter.broker.protocol.version=2.6).
 
+use super::broker_ids::BrokerIds;
 use super::config::ApiVersion;
 use super::BrokerId;
 use crate::scenario::TopicPartition;
@@ -170,7 +171,7 @@ pub fn decode_controller_epoch(data: &[u8]) -> Option<i32> {
 pub struct LeaderIsrAndControllerEpoch {
     pub leader: BrokerId,
     pub leader_epoch: i32,
-    pub isr: Vec<BrokerId>,
+    pub isr: BrokerIds,
     pub zk_version: i32,
     pub controller_epoch: i32,
 }
@@ -226,7 +227,7 @@ impl LeaderIsrAndControllerEpoch {
             });
         }
         let v: Value = serde_json::from_slice(data).ok()?;
-        let isr = v.get("isr")?.as_array()?.iter().map(|b| b.as_i64().map(|b| b as BrokerId)).collect::<Option<Vec<_>>>()?;
+        let isr = v.get("isr")?.as_array()?.iter().map(|b| b.as_i64().map(|b| b as BrokerId)).collect::<Option<BrokerIds>>()?;
         Some(LeaderIsrAndControllerEpoch {
             leader: v.get("leader")?.as_i64()? as BrokerId,
             leader_epoch: v.get("leader_epoch")?.as_i64()? as i32,
@@ -261,18 +262,19 @@ impl LeaderIsrAndControllerEpoch {
 /// added and removed by a reassignment in progress.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ReplicaAssignment {
-    pub replicas: Vec<BrokerId>,
-    pub adding: Vec<BrokerId>,
-    pub removing: Vec<BrokerId>,
+    pub replicas: BrokerIds,
+    pub adding: BrokerIds,
+    pub removing: BrokerIds,
 }
 
 /// No replicas: what an unknown partition's assignment reads as (borrowed
 /// where a clone of the real one would cost an allocation per replica).
-pub static NO_ASSIGNMENT: ReplicaAssignment = ReplicaAssignment { replicas: Vec::new(), adding: Vec::new(), removing: Vec::new() };
+pub static NO_ASSIGNMENT: ReplicaAssignment =
+    ReplicaAssignment { replicas: BrokerIds::new(), adding: BrokerIds::new(), removing: BrokerIds::new() };
 
 impl ReplicaAssignment {
-    pub fn new(replicas: Vec<BrokerId>) -> ReplicaAssignment {
-        ReplicaAssignment { replicas, adding: Vec::new(), removing: Vec::new() }
+    pub fn new(replicas: impl Into<BrokerIds>) -> ReplicaAssignment {
+        ReplicaAssignment { replicas: replicas.into(), adding: BrokerIds::new(), removing: BrokerIds::new() }
     }
 
     pub fn is_being_reassigned(&self) -> bool {
@@ -280,19 +282,19 @@ impl ReplicaAssignment {
     }
 
     /// `replicas - adding`.
-    pub fn origin_replicas(&self) -> Vec<BrokerId> {
+    pub fn origin_replicas(&self) -> BrokerIds {
         self.replicas.iter().copied().filter(|r| !self.adding.contains(r)).collect()
     }
 
     /// `replicas - removing`.
-    pub fn target_replicas(&self) -> Vec<BrokerId> {
+    pub fn target_replicas(&self) -> BrokerIds {
         self.replicas.iter().copied().filter(|r| !self.removing.contains(r)).collect()
     }
 
     /// `reassignTo(target)`: full = (target ++ origin).distinct.
     pub fn reassign_to(&self, target: &[BrokerId]) -> ReplicaAssignment {
         let origin = self.origin_replicas();
-        let mut full: Vec<BrokerId> = Vec::new();
+        let mut full = BrokerIds::new();
         for r in target.iter().chain(origin.iter()) {
             if !full.contains(r) {
                 full.push(*r);
@@ -324,7 +326,7 @@ pub fn encode_topic(assignment: &BTreeMap<i32, ReplicaAssignment>) -> Vec<u8> {
 fn push_json_lists(
     out: &mut Vec<u8>,
     assignment: &BTreeMap<i32, ReplicaAssignment>,
-    list: fn(&ReplicaAssignment) -> &Vec<BrokerId>,
+    list: fn(&ReplicaAssignment) -> &BrokerIds,
     skip_empty: bool,
 ) {
     out.push(b'{');
@@ -387,7 +389,7 @@ fn decode_topic_as_written(data: &[u8]) -> Option<BTreeMap<i32, ReplicaAssignmen
     }
     // The lists of the partitions' keys: both maps are in key order.
     let (mut adding, mut removing) = (adding.into_iter().peekable(), removing.into_iter().peekable());
-    let of = |lists: &mut std::iter::Peekable<std::vec::IntoIter<(i32, Vec<BrokerId>)>>, p: i32| {
+    let of = |lists: &mut std::iter::Peekable<std::vec::IntoIter<(i32, BrokerIds)>>, p: i32| {
         while lists.next_if(|(q, _)| *q < p).is_some() {}
         lists.next_if(|(q, _)| *q == p).map(|(_, l)| l).unwrap_or_default()
     };
@@ -440,9 +442,9 @@ impl JsonReader<'_> {
     }
 
     /// `[1,2,3]`: the ids as `as BrokerId` takes them from an i64.
-    fn int_list(&mut self) -> Option<Vec<BrokerId>> {
+    fn int_list(&mut self) -> Option<BrokerIds> {
         self.expect(b"[")?;
-        let mut list = Vec::with_capacity(4);
+        let mut list = BrokerIds::new();
         if self.next_is(b']') {
             return Some(list);
         }
@@ -456,9 +458,9 @@ impl JsonReader<'_> {
     }
 
     /// `{"0":[..],"1":[..]}`: keys that are i32s in ascending order.
-    fn int_lists(&mut self) -> Option<Vec<(i32, Vec<BrokerId>)>> {
+    fn int_lists(&mut self) -> Option<Vec<(i32, BrokerIds)>> {
         self.expect(b"{")?;
-        let mut out: Vec<(i32, Vec<BrokerId>)> = Vec::new();
+        let mut out: Vec<(i32, BrokerIds)> = Vec::new();
         if self.next_is(b'}') {
             return Some(out);
         }
@@ -481,7 +483,7 @@ impl JsonReader<'_> {
 /// `TopicZNode.decode` through a JSON value: any spelling, v1, missing maps.
 fn decode_topic_value(data: &[u8]) -> Option<BTreeMap<i32, ReplicaAssignment>> {
     let v: Value = serde_json::from_slice(data).ok()?;
-    let list = |m: Option<&Value>, p: &str| -> Vec<BrokerId> {
+    let list = |m: Option<&Value>, p: &str| -> BrokerIds {
         m.and_then(|m| m.get(p))
             .and_then(|l| l.as_array())
             .map(|l| l.iter().filter_map(|b| b.as_i64()).map(|b| b as BrokerId).collect())
@@ -622,7 +624,7 @@ mod tests {
 
     #[test]
     fn partition_state_decodes_alike_straight_or_through_a_value() {
-        let s = LeaderIsrAndControllerEpoch { leader: 2, leader_epoch: 7, isr: vec![2, 0], zk_version: 3, controller_epoch: 4 };
+        let s = LeaderIsrAndControllerEpoch { leader: 2, leader_epoch: 7, isr: [2, 0].into(), zk_version: 3, controller_epoch: 4 };
         assert_eq!(LeaderIsrAndControllerEpoch::decode(&s.encode(), 3), Some(s));
         // The last of a repeated field counts (a console `set` could write one).
         let twice = br#"{"leader":1,"leader":2,"leader_epoch":0,"isr":[2],"controller_epoch":1}"#;
@@ -636,17 +638,17 @@ mod tests {
     fn topic_znodes_read_alike_as_written_or_through_a_value() {
         let mut t = BTreeMap::new();
         t.insert(0, ReplicaAssignment::new(vec![1, 2, 3]));
-        t.insert(7, ReplicaAssignment { replicas: vec![3, 1], adding: vec![3], removing: vec![2] });
+        t.insert(7, ReplicaAssignment { replicas: [3, 1].into(), adding: [3].into(), removing: [2].into() });
         t.insert(10, ReplicaAssignment::new(vec![]));
         t.insert(-4, ReplicaAssignment::new(vec![-1, 2_000_000_000]));
         let written = encode_topic(&t);
         // The bytes serde_json gives the same JSON object.
-        let lists = |f: &dyn Fn(&ReplicaAssignment) -> &Vec<BrokerId>, skip_empty: bool| -> Value {
+        let lists = |f: &dyn Fn(&ReplicaAssignment) -> &BrokerIds, skip_empty: bool| -> Value {
             Value::Object(t.iter().filter(|(_, a)| !(skip_empty && f(a).is_empty())).map(|(p, a)| (p.to_string(), json!(f(a)))).collect())
         };
         let value = json!({"version": 2, "partitions": lists(&|a| &a.replicas, false), "adding_replicas": lists(&|a| &a.adding, true), "removing_replicas": lists(&|a| &a.removing, true)});
         assert_eq!(written, serde_json::to_vec(&value).unwrap());
-        let s = LeaderIsrAndControllerEpoch { leader: -1, leader_epoch: 12, isr: vec![], zk_version: 0, controller_epoch: 3 };
+        let s = LeaderIsrAndControllerEpoch { leader: -1, leader_epoch: 12, isr: Default::default(), zk_version: 0, controller_epoch: 3 };
         let value = json!({"controller_epoch": 3, "leader": -1, "version": 1, "leader_epoch": 12, "isr": []});
         assert_eq!(s.encode(), serde_json::to_vec(&value).unwrap());
         assert!(decode_topic_as_written(&written).is_some());
@@ -670,7 +672,13 @@ mod tests {
 
     #[test]
     fn partition_state_reads_alike_as_written_or_through_serde() {
-        let s = LeaderIsrAndControllerEpoch { leader: -1, leader_epoch: 2_000_000_000, isr: vec![], zk_version: 4, controller_epoch: 0 };
+        let s = LeaderIsrAndControllerEpoch {
+            leader: -1,
+            leader_epoch: 2_000_000_000,
+            isr: Default::default(),
+            zk_version: 4,
+            controller_epoch: 0,
+        };
         assert_eq!(LeaderIsrAndControllerEpoch::decode_as_written(&s.encode(), 4), Some(s));
         for odd in [
             &br#"{"controller_epoch":1,"leader":4294967297,"version":1,"leader_epoch":0,"isr":[1,-4294967295]}"#[..],
@@ -692,16 +700,16 @@ mod tests {
     #[test]
     fn reassign_to_follows_kafkas_examples() {
         let a = ReplicaAssignment::new(vec![1, 2, 3, 4]).reassign_to(&[4, 2, 5, 3]);
-        assert_eq!((a.replicas, a.adding, a.removing), (vec![4, 2, 5, 3, 1], vec![5], vec![1]));
+        assert_eq!((a.replicas, a.adding, a.removing), ([4, 2, 5, 3, 1].into(), [5].into(), [1].into()));
         let a = ReplicaAssignment::new(vec![1, 2, 3]).reassign_to(&[4, 5, 6]);
-        assert_eq!((a.replicas, a.adding, a.removing), (vec![4, 5, 6, 1, 2, 3], vec![4, 5, 6], vec![1, 2, 3]));
+        assert_eq!((a.replicas, a.adding, a.removing), ([4, 5, 6, 1, 2, 3].into(), [4, 5, 6].into(), [1, 2, 3].into()));
         let a = ReplicaAssignment::new(vec![1, 2, 3]).reassign_to(&[3, 1, 2]);
         assert!(!a.is_being_reassigned());
     }
 
     #[test]
     fn json_shapes() {
-        let s = LeaderIsrAndControllerEpoch { leader: 0, leader_epoch: 0, isr: vec![0, 1, 2], zk_version: 0, controller_epoch: 1 };
+        let s = LeaderIsrAndControllerEpoch { leader: 0, leader_epoch: 0, isr: [0, 1, 2].into(), zk_version: 0, controller_epoch: 1 };
         assert_eq!(
             String::from_utf8(s.encode()).unwrap(),
             r#"{"controller_epoch":1,"leader":0,"version":1,"leader_epoch":0,"isr":[0,1,2]}"#

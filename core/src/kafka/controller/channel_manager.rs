@@ -353,11 +353,11 @@ mod tests {
             controller_epoch: 1,
             leader: 1,
             leader_epoch,
-            isr: vec![1],
+            isr: [1].into(),
             zk_version: 0,
-            replicas: vec![1],
-            adding_replicas: Vec::new(),
-            removing_replicas: Vec::new(),
+            replicas: [1].into(),
+            adding_replicas: Default::default(),
+            removing_replicas: Default::default(),
             is_new,
         }
     }

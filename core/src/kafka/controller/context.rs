@@ -3,6 +3,7 @@
 //! and the two state machines' states.
 
 use crate::copy_on_write::CopyOnWrite;
+use crate::kafka::broker_ids::BrokerIds;
 use crate::kafka::partition_map::PartitionMap;
 use crate::kafka::zk_data::{BrokerInfo, LeaderIsrAndControllerEpoch, ReplicaAssignment};
 use crate::kafka::BrokerId;
@@ -244,7 +245,7 @@ impl ControllerContext {
         }
     }
 
-    pub fn replicas(&self, tp: &TopicPartition) -> Vec<BrokerId> {
+    pub fn replicas(&self, tp: &TopicPartition) -> BrokerIds {
         self.assignment(tp).map(|a| a.replicas.clone()).unwrap_or_default()
     }
 

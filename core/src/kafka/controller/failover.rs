@@ -485,7 +485,7 @@ fn show(id: crate::kafka::BrokerId) -> String {
 /// The leader-and-ISR value written for a fresh partition.
 pub(crate) fn initial_leader_and_isr(
     leader: crate::kafka::BrokerId,
-    isr: Vec<crate::kafka::BrokerId>,
+    isr: crate::kafka::broker_ids::BrokerIds,
     controller_epoch: i32,
 ) -> LeaderIsrAndControllerEpoch {
     LeaderIsrAndControllerEpoch { leader, leader_epoch: 0, isr, zk_version: 0, controller_epoch }

@@ -5,6 +5,7 @@
 use super::context::PartitionState;
 use super::election::{self, Strategy};
 use super::{CResult, ControllerError, Cx, KafkaController};
+use crate::kafka::broker_ids::BrokerIds;
 use crate::kafka::kafka_zk_client as kzk;
 use crate::kafka::zk_data::{self, LeaderIsrAndControllerEpoch, ReplicaAssignment};
 use crate::kafka::zookeeper_client::WriteError;
@@ -145,7 +146,7 @@ impl KafkaController {
         let mut states = Vec::with_capacity(partitions.len());
         for tp in partitions {
             let replicas = self.ctx.assignment(tp).map(|a| a.replicas.as_slice()).unwrap_or_default();
-            let live: Vec<BrokerId> = replicas.iter().copied().filter(|r| self.ctx.is_replica_online(*r, tp, false)).collect();
+            let live: BrokerIds = replicas.iter().copied().filter(|r| self.ctx.is_replica_online(*r, tp, false)).collect();
             let Some(&leader) = live.first() else {
                 let replicas = replicas.to_vec();
                 self.step(
@@ -320,7 +321,7 @@ impl KafkaController {
         tp: &TopicPartition,
         cur: &LeaderIsrAndControllerEpoch,
         strategy: Strategy,
-    ) -> Option<(BrokerId, Vec<BrokerId>, Vec<BrokerId>, bool)> {
+    ) -> Option<(BrokerId, BrokerIds, BrokerIds, bool)> {
         let assignment = self.ctx.assignment(tp).cloned().unwrap_or_default();
         let ctx = &self.ctx;
         let online = |b: BrokerId| ctx.is_replica_online(b, tp, false);
@@ -331,7 +332,7 @@ impl KafkaController {
                 let ctx = &self.ctx;
                 let online = |b: BrokerId| ctx.is_replica_online(b, tp, false);
                 let (leader, unclean) = election::offline_leader(&assignment.replicas, &cur.isr, &online, unclean_ok)?;
-                let isr = if unclean { vec![leader] } else { cur.isr.iter().copied().filter(|b| online(*b)).collect() };
+                let isr = if unclean { BrokerIds::from([leader]) } else { cur.isr.iter().copied().filter(|b| online(*b)).collect() };
                 let recipients = assignment.replicas.iter().copied().filter(|b| online(*b)).collect();
                 Some((leader, isr, recipients, unclean))
             }

@@ -264,10 +264,10 @@ mod tests {
             controller_epoch: 1,
             leader,
             leader_epoch: 0,
-            isr: vec![leader],
+            isr: [leader].into(),
             zk_version: 0,
-            replicas: vec![leader],
-            offline_replicas: Vec::new(),
+            replicas: [leader].into(),
+            offline_replicas: Default::default(),
         })
     }
 

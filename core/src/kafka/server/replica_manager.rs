@@ -4,6 +4,7 @@
 //! requests with Kafka's epoch fencing.
 
 use crate::copy_on_write::CopyOnWrite;
+use crate::kafka::broker_ids::BrokerIds;
 use crate::kafka::messages::{Errors, LeaderAndIsrPartitionState, StopReplicaPartitionState};
 use crate::kafka::partition_map::PartitionMap;
 use crate::kafka::zk_data::LEADER_DURING_DELETE;
@@ -156,9 +157,9 @@ pub struct HostedPartition {
     pub leader_epoch: i32,
     pub zk_version: i32,
     pub controller_epoch: i32,
-    pub replicas: Vec<BrokerId>,
+    pub replicas: BrokerIds,
     /// The ISR as this broker knows it (the leader maintains it).
-    pub isr: Vec<BrokerId>,
+    pub isr: BrokerIds,
     pub log_dir: u32,
     /// The log: end offset and high watermark.
     pub leo: u64,
@@ -198,7 +199,7 @@ impl HostedPartition {
 
     /// `getOutOfSyncReplicas`: ISR followers whose LEO differs from the
     /// leader's and that have not caught up for longer than the lag.
-    pub fn out_of_sync_replicas(&self, me: BrokerId, now: u64, lag_ms: u64) -> Vec<BrokerId> {
+    pub fn out_of_sync_replicas(&self, me: BrokerId, now: u64, lag_ms: u64) -> BrokerIds {
         self.isr
             .iter()
             .copied()
@@ -594,7 +595,7 @@ impl ReplicaManager {
             },
         };
         let role = if p.leader == me { Role::Leader } else { Role::Follower };
-        let isr = if role == Role::Leader { p.isr.clone() } else { Vec::new() };
+        let isr = if role == Role::Leader { p.isr.clone() } else { BrokerIds::new() };
         let (leo, hw, was_leader, old_remote) = match current {
             Some(h) => (h.leo, h.hw, h.role == Role::Leader, h.remote.clone()),
             // A log from before a restart: its HW comes from the checkpoint.

@@ -7,6 +7,7 @@
 
 use super::replica_manager::{CachedResponse, FetchSession, Role};
 use super::Broker;
+use crate::kafka::broker_ids::BrokerIds;
 use crate::kafka::config::ApiVersion;
 use crate::kafka::io::Io;
 use crate::kafka::kafka_zk_client::PERSISTENT_SEQUENTIAL;
@@ -479,7 +480,7 @@ impl Broker {
         // followers' fetch times are as their idle rounds left them.
         let me = self.id;
         let mut led = 0usize;
-        let mut shrinking: Vec<(TopicPartition, Vec<BrokerId>)> = Vec::new();
+        let mut shrinking: Vec<(TopicPartition, BrokerIds)> = Vec::new();
         self.replica_manager.partitions.visit_with_idle_rounds(|tp, h| {
             if h.role == Role::Leader && !h.isr_update_pending {
                 led += 1;
@@ -506,7 +507,7 @@ impl Broker {
         );
         for (tp, osr) in shrinking {
             let Some(h) = self.replica_manager.partitions.get(&tp) else { continue };
-            let new_isr: Vec<BrokerId> = h.isr.iter().copied().filter(|b| !osr.contains(b)).collect();
+            let new_isr: BrokerIds = h.isr.iter().copied().filter(|b| !osr.contains(b)).collect();
             if self.write_isr(io, &tp, new_isr, "Partition.shrinkIsr") {
                 if let Some(h) = self.replica_manager.partitions.get_mut(&tp) {
                     h.maybe_increment_hw(self.id, now, lag);
@@ -526,7 +527,7 @@ impl Broker {
     /// The leader's conditional write of the state znode (same leader epoch,
     /// new ISR, expected version = cached zkVersion). On BadVersion the
     /// stored value is re-read: equal to ours counts as success.
-    fn write_isr(&mut self, io: &mut Io, tp: &TopicPartition, new_isr: Vec<BrokerId>, source: &'static str) -> bool {
+    fn write_isr(&mut self, io: &mut Io, tp: &TopicPartition, new_isr: BrokerIds, source: &'static str) -> bool {
         let Some(h) = self.replica_manager.partitions.get(tp) else { return false };
         let intended = LeaderIsrAndControllerEpoch {
             leader: self.id,

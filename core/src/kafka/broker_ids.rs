@@ -1,0 +1,300 @@
+//! `BrokerIds`: a partition's replicas, ISR, adding, removing or offline
+//! replicas — Kafka's `Seq[Int]` — kept inline when there are at most
+//! [`INLINE`] of them, which is every partition of a cluster with a
+//! replication factor up to five.
+//!
+//! The reason is the scale of the simulation (issue 9). Every partition
+//! state travels as copies: the controller's leadership into each
+//! LeaderAndIsr and UpdateMetadata state, those into each broker's hosted
+//! partition, the ISR into each znode write. As vectors, each copy was an
+//! allocation (about 280,000 of the 913,000 of a 10,000-partition run), and
+//! each `isr.contains(follower)` of a fetch a read of memory elsewhere. Inline,
+//! the list is 24 bytes, as a `Vec` is, and a copy is a copy of them.
+//!
+//! It reads as the slice it holds (`Deref`), prints as a `Vec` does
+//! (`[1, 2, 3]`) and serialises as a sequence, so that traces and views are
+//! what they were with vectors.
+
+use crate::kafka::BrokerId;
+use std::fmt;
+
+/// The longest list kept inline: with the length, as many bytes as a `Vec`.
+pub const INLINE: usize = 5;
+
+#[derive(Clone)]
+pub struct BrokerIds(Repr);
+
+#[derive(Clone)]
+enum Repr {
+    /// The first `len` ids are the list.
+    Inline(u8, [BrokerId; INLINE]),
+    /// More than [`INLINE`] (a replication factor above five, or a
+    /// reassignment's union of old and new replicas).
+    Spilled(Box<[BrokerId]>),
+}
+
+impl BrokerIds {
+    /// No brokers (usable in statics).
+    pub const fn new() -> BrokerIds {
+        BrokerIds(Repr::Inline(0, [0; INLINE]))
+    }
+
+    pub fn as_slice(&self) -> &[BrokerId] {
+        match &self.0 {
+            Repr::Inline(len, ids) => &ids[..*len as usize],
+            Repr::Spilled(ids) => ids,
+        }
+    }
+
+    fn as_mut_slice(&mut self) -> &mut [BrokerId] {
+        match &mut self.0 {
+            Repr::Inline(len, ids) => &mut ids[..*len as usize],
+            Repr::Spilled(ids) => ids,
+        }
+    }
+
+    pub fn push(&mut self, id: BrokerId) {
+        match &mut self.0 {
+            Repr::Inline(len, ids) if (*len as usize) < INLINE => {
+                ids[*len as usize] = id;
+                *len += 1;
+            }
+            _ => {
+                let mut v = self.to_vec();
+                v.push(id);
+                *self = BrokerIds::from(v);
+            }
+        }
+    }
+
+    /// Keeps the ids for which `keep` is true, in order.
+    pub fn retain(&mut self, mut keep: impl FnMut(&BrokerId) -> bool) {
+        *self = self.iter().copied().filter(|b| keep(b)).collect();
+    }
+
+    /// Removes consecutive repeats, as `Vec::dedup`.
+    pub fn dedup(&mut self) {
+        let mut v = self.to_vec();
+        v.dedup();
+        *self = BrokerIds::from(v);
+    }
+}
+
+impl Default for BrokerIds {
+    fn default() -> Self {
+        BrokerIds::new()
+    }
+}
+
+impl std::ops::Deref for BrokerIds {
+    type Target = [BrokerId];
+    fn deref(&self) -> &[BrokerId] {
+        self.as_slice()
+    }
+}
+
+impl std::ops::DerefMut for BrokerIds {
+    fn deref_mut(&mut self) -> &mut [BrokerId] {
+        self.as_mut_slice()
+    }
+}
+
+impl From<&[BrokerId]> for BrokerIds {
+    fn from(ids: &[BrokerId]) -> Self {
+        if ids.len() <= INLINE {
+            let mut inline = [0; INLINE];
+            inline[..ids.len()].copy_from_slice(ids);
+            BrokerIds(Repr::Inline(ids.len() as u8, inline))
+        } else {
+            BrokerIds(Repr::Spilled(ids.into()))
+        }
+    }
+}
+
+impl From<Vec<BrokerId>> for BrokerIds {
+    fn from(ids: Vec<BrokerId>) -> Self {
+        if ids.len() <= INLINE {
+            BrokerIds::from(ids.as_slice())
+        } else {
+            BrokerIds(Repr::Spilled(ids.into_boxed_slice()))
+        }
+    }
+}
+
+impl<const N: usize> From<[BrokerId; N]> for BrokerIds {
+    fn from(ids: [BrokerId; N]) -> Self {
+        BrokerIds::from(&ids[..])
+    }
+}
+
+impl From<BrokerIds> for Vec<BrokerId> {
+    fn from(ids: BrokerIds) -> Self {
+        ids.to_vec()
+    }
+}
+
+/// Inline while they fit; the first id past [`INLINE`] moves them all to a
+/// vector that takes the rest.
+impl FromIterator<BrokerId> for BrokerIds {
+    fn from_iter<I: IntoIterator<Item = BrokerId>>(iter: I) -> Self {
+        let mut iter = iter.into_iter();
+        let mut inline = [0; INLINE];
+        let mut len = 0;
+        for id in iter.by_ref() {
+            if len == INLINE {
+                let mut v = inline.to_vec();
+                v.push(id);
+                v.extend(iter);
+                return BrokerIds::from(v);
+            }
+            inline[len] = id;
+            len += 1;
+        }
+        BrokerIds(Repr::Inline(len as u8, inline))
+    }
+}
+
+impl<'a> FromIterator<&'a BrokerId> for BrokerIds {
+    fn from_iter<I: IntoIterator<Item = &'a BrokerId>>(iter: I) -> Self {
+        iter.into_iter().copied().collect()
+    }
+}
+
+impl Extend<BrokerId> for BrokerIds {
+    fn extend<I: IntoIterator<Item = BrokerId>>(&mut self, iter: I) {
+        for id in iter {
+            self.push(id);
+        }
+    }
+}
+
+impl<'a> IntoIterator for &'a BrokerIds {
+    type Item = &'a BrokerId;
+    type IntoIter = std::slice::Iter<'a, BrokerId>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.as_slice().iter()
+    }
+}
+
+/// The ids by value, in order.
+pub struct IntoIter {
+    ids: BrokerIds,
+    at: usize,
+}
+
+impl Iterator for IntoIter {
+    type Item = BrokerId;
+    fn next(&mut self) -> Option<BrokerId> {
+        let id = self.ids.as_slice().get(self.at).copied();
+        self.at += 1;
+        id
+    }
+}
+
+impl IntoIterator for BrokerIds {
+    type Item = BrokerId;
+    type IntoIter = IntoIter;
+    fn into_iter(self) -> IntoIter {
+        IntoIter { ids: self, at: 0 }
+    }
+}
+
+impl PartialEq for BrokerIds {
+    fn eq(&self, other: &Self) -> bool {
+        self.as_slice() == other.as_slice()
+    }
+}
+
+impl Eq for BrokerIds {}
+
+impl PartialEq<[BrokerId]> for BrokerIds {
+    fn eq(&self, other: &[BrokerId]) -> bool {
+        self.as_slice() == other
+    }
+}
+
+impl PartialEq<Vec<BrokerId>> for BrokerIds {
+    fn eq(&self, other: &Vec<BrokerId>) -> bool {
+        self.as_slice() == other.as_slice()
+    }
+}
+
+impl<const N: usize> PartialEq<[BrokerId; N]> for BrokerIds {
+    fn eq(&self, other: &[BrokerId; N]) -> bool {
+        self.as_slice() == other
+    }
+}
+
+impl PartialOrd for BrokerIds {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for BrokerIds {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.as_slice().cmp(other.as_slice())
+    }
+}
+
+impl std::hash::Hash for BrokerIds {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.as_slice().hash(state)
+    }
+}
+
+/// As a `Vec` prints: `[1, 2, 3]`.
+impl fmt::Debug for BrokerIds {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(self.as_slice(), f)
+    }
+}
+
+/// As a `Vec` serialises: a sequence.
+impl serde::Serialize for BrokerIds {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.as_slice().serialize(s)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_list_reads_the_same_inline_and_spilled() {
+        for n in 0..=(INLINE + 3) {
+            let v: Vec<BrokerId> = (0..n as BrokerId).map(|b| b * 10 - 1).collect();
+            let collected: BrokerIds = v.iter().copied().collect();
+            let mut pushed = BrokerIds::new();
+            for b in &v {
+                pushed.push(*b);
+            }
+            for ids in [collected, pushed, BrokerIds::from(v.clone()), BrokerIds::from(v.as_slice())] {
+                assert_eq!(ids, v, "{n} ids");
+                assert_eq!(format!("{ids:?}"), format!("{v:?}"));
+                assert_eq!(serde_json::to_string(&ids).unwrap(), serde_json::to_string(&v).unwrap());
+                assert_eq!(ids.clone().into_iter().collect::<Vec<_>>(), v);
+                assert_eq!(ids.contains(&9), v.contains(&9));
+            }
+        }
+    }
+
+    #[test]
+    fn retain_and_dedup_keep_the_order() {
+        let mut ids = BrokerIds::from([3, 3, 1, 4, 1, 5, 9, 2, 6]);
+        ids.dedup();
+        assert_eq!(ids, [3, 1, 4, 1, 5, 9, 2, 6]);
+        ids.retain(|b| *b != 1);
+        assert_eq!(ids, [3, 4, 5, 9, 2, 6]);
+        ids.retain(|b| *b < 6);
+        assert_eq!(ids, [3, 4, 5, 2]);
+        ids.sort();
+        assert_eq!(ids, [2, 3, 4, 5]);
+    }
+
+    #[test]
+    fn it_is_no_bigger_than_a_vec() {
+        assert_eq!(std::mem::size_of::<BrokerIds>(), std::mem::size_of::<Vec<BrokerId>>());
+    }
+}
