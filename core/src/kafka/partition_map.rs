@@ -374,6 +374,17 @@ impl<V> PartitionMap<V> {
         None
     }
 
+    /// Room for `total` entries of `topic` in all, if it has any: a
+    /// LeaderAndIsr brings a new topic's partitions at once, and a
+    /// broker's entries (some 200 bytes each) grown one by one were copied
+    /// a dozen times.
+    pub fn reserve_topic(&mut self, topic: &str, total: usize) {
+        if let Some(slot) = self.index.slot_named(topic) {
+            let entries = &mut self.entries[slot as usize];
+            entries.reserve(total.saturating_sub(entries.len()));
+        }
+    }
+
     pub fn remove(&mut self, tp: &TopicPartition) -> Option<V> {
         let (slot, i) = self.index.remove(tp)?;
         let entries = &mut self.entries[slot];

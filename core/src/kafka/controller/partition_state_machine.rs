@@ -163,6 +163,18 @@ impl KafkaController {
             Ok(results) => results,
             Err(_) => return Err(ControllerError::ControllerMoved),
         };
+        // Room for each broker's LeaderAndIsr states at once: a new topic of
+        // 100,000 partitions gives each of fifty brokers 6,000, which grown
+        // one by one were copied a dozen times into fresh memory.
+        let mut per_broker: SmallMap<BrokerId, usize> = SmallMap::new();
+        for (_, l) in &states {
+            for b in &l.isr {
+                *per_broker.entry(*b).or_default() += 1;
+            }
+        }
+        for (b, n) in per_broker {
+            self.batch.reserve_leader_and_isr(b, n);
+        }
         for ((tp, l), result) in states.into_iter().zip(results) {
             match result {
                 Ok(()) => {

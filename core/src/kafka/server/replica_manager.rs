@@ -291,6 +291,11 @@ impl HostedPartitions {
         self.map.insert(tp, h)
     }
 
+    /// See [`PartitionMap::reserve_topic`].
+    pub fn reserve_topic(&mut self, topic: &str, total: usize) {
+        self.map.reserve_topic(topic, total);
+    }
+
     pub fn remove(&mut self, tp: &TopicPartition) -> Option<HostedPartition> {
         self.end_idle_rounds();
         self.map.remove(tp)
@@ -555,10 +560,16 @@ impl ReplicaManager {
         // request lists thousands of partitions, and a map built from them
         // in order costs a fraction of one insertion each.
         let mut errors = Vec::with_capacity(partitions.len());
-        for p in partitions {
-            let tp = p.tp();
-            let error = self.become_one(me, now, p, &tp, &mut per_dir, &mut out);
-            errors.push((tp, error));
+        for run in partitions.chunk_by(|a, b| a.topic == b.topic) {
+            for (i, p) in run.iter().enumerate() {
+                let tp = p.tp();
+                let error = self.become_one(me, now, p, &tp, &mut per_dir, &mut out);
+                if i == 0 {
+                    // The first of a topic's partitions is in: room for the rest.
+                    self.partitions.reserve_topic(&p.topic, run.len());
+                }
+                errors.push((tp, error));
+            }
         }
         out.partition_errors = errors.into_iter().collect();
         out
