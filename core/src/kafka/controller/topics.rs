@@ -7,7 +7,7 @@ use super::{CResult, ControllerError, Cx, KafkaController};
 use crate::kafka::kafka_zk_client as kzk;
 use crate::kafka::zk_data;
 use crate::kafka::zookeeper_client::NodeHandler;
-use crate::scenario::TopicPartition;
+use crate::scenario::{Topic, TopicPartition};
 use crate::trace::Detail;
 use std::collections::BTreeSet;
 
@@ -32,9 +32,8 @@ impl KafkaController {
         let assignments = kzk::get_replica_assignment(cx.zkc, cx.io, &actor, &new).map_err(ControllerError::Zk)?;
         let mut partitions = Vec::new();
         for (t, a) in assignments {
-            for p in a.keys() {
-                partitions.push(TopicPartition { topic: (&t).into(), partition: *p });
-            }
+            let topic = Topic::new(&t);
+            partitions.extend(a.keys().map(|p| TopicPartition { topic: topic.clone(), partition: *p }));
             self.ctx.set_topic_assignment(&t, a);
         }
         let (new_list, gone_list) = (crate::kafka::show(&new), crate::kafka::show(&gone));
