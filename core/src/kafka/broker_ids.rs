@@ -53,6 +53,16 @@ impl BrokerIds {
         }
     }
 
+    /// A full inline list and whatever else `rest` holds (nothing, or a
+    /// replication factor above five, or a hostile znode's thousands).
+    fn spill(inline: [BrokerId; INLINE], rest: &mut dyn Iterator<Item = BrokerId>) -> BrokerIds {
+        let mut v = inline.to_vec();
+        v.extend(rest);
+        BrokerIds::from(v)
+    }
+
+    /// Appends one id (a list past [`INLINE`] is copied: for building a
+    /// list of many, collect it).
     pub fn push(&mut self, id: BrokerId) {
         match &mut self.0 {
             Repr::Inline(len, ids) if (*len as usize) < INLINE => {
@@ -133,24 +143,21 @@ impl From<BrokerIds> for Vec<BrokerId> {
     }
 }
 
-/// Inline while they fit; the first id past [`INLINE`] moves them all to a
-/// vector that takes the rest.
+/// Inline while they fit; past [`INLINE`] the rest go to a vector at once
+/// ([`BrokerIds::spill`]). Each kind of iterator collected into a list
+/// compiles its own copy of this, which the browser downloads (issue 9), so
+/// it is only the loop.
 impl FromIterator<BrokerId> for BrokerIds {
     fn from_iter<I: IntoIterator<Item = BrokerId>>(iter: I) -> Self {
         let mut iter = iter.into_iter();
         let mut inline = [0; INLINE];
-        let mut len = 0;
-        for id in iter.by_ref() {
-            if len == INLINE {
-                let mut v = inline.to_vec();
-                v.push(id);
-                v.extend(iter);
-                return BrokerIds::from(v);
+        for (len, place) in inline.iter_mut().enumerate() {
+            match iter.next() {
+                Some(id) => *place = id,
+                None => return BrokerIds(Repr::Inline(len as u8, inline)),
             }
-            inline[len] = id;
-            len += 1;
         }
-        BrokerIds(Repr::Inline(len as u8, inline))
+        BrokerIds::spill(inline, &mut iter)
     }
 }
 
@@ -162,9 +169,7 @@ impl<'a> FromIterator<&'a BrokerId> for BrokerIds {
 
 impl Extend<BrokerId> for BrokerIds {
     fn extend<I: IntoIterator<Item = BrokerId>>(&mut self, iter: I) {
-        for id in iter {
-            self.push(id);
-        }
+        *self = self.iter().copied().chain(iter).collect();
     }
 }
 
@@ -291,6 +296,17 @@ mod tests {
         assert_eq!(ids, [3, 4, 5, 2]);
         ids.sort();
         assert_eq!(ids, [2, 3, 4, 5]);
+    }
+
+    /// A znode anyone can write may list any number of replicas: collecting
+    /// and extending stay linear past the inline ones.
+    #[test]
+    fn a_hostile_list_of_many_is_built_at_once() {
+        let many: BrokerIds = (0..200_000).collect();
+        assert_eq!((many.len(), many[199_999]), (200_000, 199_999));
+        let mut more = BrokerIds::from([1, 2]);
+        more.extend(0..200_000);
+        assert_eq!((more.len(), more[2]), (200_002, 0));
     }
 
     #[test]

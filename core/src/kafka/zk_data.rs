@@ -294,7 +294,7 @@ impl ReplicaAssignment {
     /// `reassignTo(target)`: full = (target ++ origin).distinct.
     pub fn reassign_to(&self, target: &[BrokerId]) -> ReplicaAssignment {
         let origin = self.origin_replicas();
-        let mut full = BrokerIds::new();
+        let mut full: Vec<BrokerId> = Vec::new();
         for r in target.iter().chain(origin.iter()) {
             if !full.contains(r) {
                 full.push(*r);
@@ -302,7 +302,7 @@ impl ReplicaAssignment {
         }
         let adding = full.iter().copied().filter(|r| !origin.contains(r)).collect();
         let removing = full.iter().copied().filter(|r| !target.contains(r)).collect();
-        ReplicaAssignment { replicas: full, adding, removing }
+        ReplicaAssignment { replicas: full.into(), adding, removing }
     }
 }
 
@@ -444,14 +444,14 @@ impl JsonReader<'_> {
     /// `[1,2,3]`: the ids as `as BrokerId` takes them from an i64.
     fn int_list(&mut self) -> Option<BrokerIds> {
         self.expect(b"[")?;
-        let mut list = BrokerIds::new();
+        let mut list = Vec::with_capacity(4);
         if self.next_is(b']') {
-            return Some(list);
+            return Some(list.into());
         }
         loop {
             list.push(self.int()? as BrokerId);
             if self.next_is(b']') {
-                return Some(list);
+                return Some(list.into());
             }
             self.expect(b",")?;
         }
