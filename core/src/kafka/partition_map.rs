@@ -385,6 +385,13 @@ impl<V> PartitionMap<V> {
         }
     }
 
+    /// Whether [`PartitionMap::reserve_topic`] would make room: asked
+    /// first by a map shared until written (`CopyOnWrite`), which a
+    /// reservation that changes nothing must not copy.
+    pub fn lacks_room(&self, topic: &str, total: usize) -> bool {
+        self.index.slot_named(topic).is_some_and(|slot| self.entries[slot as usize].capacity() < total)
+    }
+
     pub fn remove(&mut self, tp: &TopicPartition) -> Option<V> {
         let (slot, i) = self.index.remove(tp)?;
         let entries = &mut self.entries[slot];

@@ -291,9 +291,13 @@ impl HostedPartitions {
         self.map.insert(tp, h)
     }
 
-    /// See [`PartitionMap::reserve_topic`].
+    /// See [`PartitionMap::reserve_topic`]. A failover's LeaderAndIsr
+    /// changes few of a broker's partitions: the map stays shared with the
+    /// timeline's keyframes unless room is really made.
     pub fn reserve_topic(&mut self, topic: &str, total: usize) {
-        self.map.reserve_topic(topic, total);
+        if self.map.lacks_room(topic, total) {
+            self.map.reserve_topic(topic, total);
+        }
     }
 
     pub fn remove(&mut self, tp: &TopicPartition) -> Option<HostedPartition> {
@@ -728,5 +732,37 @@ mod tests {
         assert_eq!((three.get(&5).map(|r| r.leo), three.get(&4)), (Some(42), None));
         assert_eq!(Remotes::default(), std::iter::empty().collect());
         assert_ne!(two, three);
+    }
+
+    /// A keyframe's copy of the hosted partitions shares their map until
+    /// one of them writes; room already there is not a write.
+    #[test]
+    fn reserving_room_that_is_there_keeps_the_map_shared() {
+        let follower = HostedPartition {
+            role: Role::Follower,
+            leader: 1,
+            leader_epoch: 0,
+            zk_version: 0,
+            controller_epoch: 1,
+            replicas: [1, 2].into(),
+            isr: BrokerIds::new(),
+            log_dir: 0,
+            leo: 0,
+            hw: 0,
+            leader_epoch_start_offset: 0,
+            remote: Remotes::default(),
+            isr_update_pending: false,
+        };
+        let mut live = HostedPartitions::default();
+        for p in 0..3 {
+            live.insert(TopicPartition { topic: "t".into(), partition: p }, follower.clone());
+        }
+        let keyframe = live.clone();
+        let shared = |a: &HostedPartitions, b: &HostedPartitions| std::ptr::eq(&*a.map, &*b.map);
+        live.reserve_topic("t", 3);
+        assert!(shared(&live, &keyframe));
+        live.reserve_topic("t", 100);
+        assert!(!shared(&live, &keyframe));
+        assert_eq!(live, keyframe);
     }
 }
