@@ -9,8 +9,9 @@ use crate::trace::Record;
 pub enum Effect {
     /// Enqueue `event` `after_ms` milliseconds from now.
     Schedule { after_ms: u64, event: Event },
-    /// Record a step in the trace.
-    Record(Record),
+    /// Record a step in the trace. Boxed, as [`Effect::Schedule`]'s event
+    /// is the common case: a quiet run records none (it counts them).
+    Record(Box<Record>),
 }
 
 /// A handler's output, built up with small helpers. Kept in chunks that
@@ -37,7 +38,7 @@ impl Effects {
     }
 
     pub fn record(&mut self, record: Record) {
-        self.push(Effect::Record(record));
+        self.push(Effect::Record(Box::new(record)));
     }
 
     /// A step nobody reads: counted, with no record.

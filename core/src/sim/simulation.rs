@@ -306,7 +306,7 @@ impl Sim {
     fn apply_one(&mut self, effect: Effect) {
         match effect {
             Effect::Schedule { after_ms, event } => self.queue.push(self.now.plus(after_ms), event),
-            Effect::Record(r) => self.pending.push_back((self.now, r)),
+            Effect::Record(r) => self.pending.push_back((self.now, *r)),
         }
     }
 

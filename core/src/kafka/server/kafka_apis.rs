@@ -132,7 +132,7 @@ impl Broker {
             Event::Broker {
                 id: from,
                 incarnation: from_incarnation,
-                what: BrokerEvent::Response { from: self.id, generation, request, response },
+                what: BrokerEvent::Response { from: self.id, generation, exchange: Box::new((request, response)) },
             },
         );
     }

@@ -267,7 +267,8 @@ impl Broker {
             BrokerEvent::Request { from, from_incarnation, generation, request } => {
                 self.handle_request(io, from, from_incarnation, generation, request)
             }
-            BrokerEvent::Response { from, generation, request, response } => {
+            BrokerEvent::Response { from, generation, exchange } => {
+                let (request, response) = *exchange;
                 let mut cx = Cx { zkc: &mut self.zkc, io, incarnation: self.incarnation, info: &self.info, new_broker_epoch: None };
                 self.controller.on_response(&mut cx, from, generation, &request, response);
             }
