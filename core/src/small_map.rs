@@ -98,15 +98,19 @@ impl<K, V> SmallMap<K, V> {
         self.keys.last().zip(self.values.last())
     }
 
-    /// Keeps the entries for which `keep` is true, in order.
+    /// Keeps the entries for which `keep` is true, in order, in place: each
+    /// kept entry moves down past the dropped ones before it.
     pub fn retain(&mut self, mut keep: impl FnMut(&K, &mut V) -> bool) {
-        let (keys, values) = (std::mem::take(&mut self.keys), std::mem::take(&mut self.values));
-        for (k, mut v) in keys.into_iter().zip(values) {
-            if keep(&k, &mut v) {
-                self.keys.push(k);
-                self.values.push(v);
+        let mut kept = 0;
+        for i in 0..self.keys.len() {
+            if keep(&self.keys[i], &mut self.values[i]) {
+                self.keys.swap(kept, i);
+                self.values.swap(kept, i);
+                kept += 1;
             }
         }
+        self.keys.truncate(kept);
+        self.values.truncate(kept);
     }
 }
 
