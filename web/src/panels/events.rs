@@ -6,7 +6,6 @@ use crate::i18n::Lang;
 use crate::state::{Action, Snap};
 use crate::viewport::VirtualList;
 use std::collections::BTreeSet;
-use std::rc::Rc;
 use web_sys::HtmlSelectElement;
 use yew::prelude::*;
 
@@ -132,32 +131,13 @@ pub fn event_log(p: &EventsProps) -> Html {
     let sandbox = p.snap.sandbox.borrow();
     let trace = sandbox.trace();
     let position = sandbox.position();
-    // The filters' choices: every actor and kind in the trace, gathered once
-    // per trace (not per step: a big cluster's trace has 80,000 entries).
+    // The filters' choices and the steps they keep, brought up to date with
+    // the entries the trace gained since the last drawing.
     let branch = format::branch_of(sandbox.timeline().injections());
-    let choices = {
-        let sandbox = p.snap.sandbox.clone();
-        use_memo((SandboxRef(p.snap.sandbox.clone()), branch, trace.len()), move |_| {
-            let sandbox = sandbox.borrow();
-            let trace = sandbox.trace();
-            let actors: BTreeSet<String> = trace.iter().map(|e| format::actor_family(&e.actor).to_string()).collect();
-            let kinds: BTreeSet<String> = trace.iter().map(|e| e.kind.clone()).collect();
-            (actors, kinds)
-        })
-    };
-    let (actors, kinds) = (&choices.0, &choices.1);
-    // The steps the filters keep, once per trace and filter.
-    let kept = {
-        let sandbox = p.snap.sandbox.clone();
-        let key = (SandboxRef(p.snap.sandbox.clone()), branch, trace.len(), (*actor_filter).clone(), (*kind_filter).clone());
-        use_memo(key, move |(_, _, _, actor, kind)| {
-            let sandbox = sandbox.borrow();
-            let keep = |e: &&kzsim::trace::TraceEntry| {
-                (actor.is_empty() || format::actor_family(&e.actor) == actor.as_str()) && (kind.is_empty() || e.kind == *kind)
-            };
-            sandbox.trace().iter().filter(keep).map(|e| e.step).collect::<Vec<u64>>()
-        })
-    };
+    let index = use_mut_ref(LogIndex::default);
+    index.borrow_mut().update((SandboxRef(p.snap.sandbox.clone()), branch), trace, &actor_filter, &kind_filter);
+    let index = index.borrow();
+    let (actors, kinds, kept) = (&index.actors, &index.kinds, &index.kept);
     // The log shows the steps so far and the next hundred or two, greyed.
     // Its end moves a hundred steps at a time: a list that grew by an entry
     // at every step changed its scrolled extent, and the browser painted and
@@ -176,7 +156,7 @@ pub fn event_log(p: &EventsProps) -> Html {
     let entries = if virtual_mode {
         *follower.borrow_mut() = None;
         let mut list = virtual_list.borrow_mut();
-        let mut drawn = list.follow(&kept, shown.len(), position);
+        let mut drawn = list.follow(kept, index.version, shown.len(), position);
         // Out of view a long log draws no rows at all, only its height (a
         // seek on a big cluster redrew sixty rows nobody saw); it draws them
         // when it comes into view.
@@ -266,12 +246,68 @@ pub fn event_log(p: &EventsProps) -> Html {
     }
 }
 
+/// The event log's filter choices (every actor family and kind in the
+/// trace) and the steps its filters keep, kept up to date as the trace
+/// grows. On one sandbox and branch a trace only grows, and at its end a
+/// step adds an entry: gathering them all again at each such step was 20-40
+/// ms of a big cluster's step (80,000 entries; issue 9), as it is of every
+/// step the first time through, played or clicked. Another sandbox or
+/// branch starts it afresh; other filters, the kept steps.
+#[derive(Default)]
+struct LogIndex {
+    of: Option<(SandboxRef, u64)>,
+    /// The entries gathered into `actors` and `kinds`.
+    gathered: usize,
+    actors: BTreeSet<String>,
+    kinds: BTreeSet<String>,
+    /// The filters `kept` is for (actor family, kind; empty: any), and the
+    /// entries it has looked at.
+    filters: (String, String),
+    looked: usize,
+    kept: Vec<u64>,
+    /// Moves whenever `kept` changes.
+    version: u64,
+}
+
+impl LogIndex {
+    fn update(&mut self, of: (SandboxRef, u64), trace: &[kzsim::trace::TraceEntry], actor: &str, kind: &str) {
+        if self.of.as_ref() != Some(&of) || trace.len() < self.gathered {
+            *self = LogIndex { of: Some(of), version: self.version + 1, ..LogIndex::default() };
+        }
+        for e in &trace[self.gathered..] {
+            let family = format::actor_family(&e.actor);
+            if !self.actors.contains(family) {
+                self.actors.insert(family.to_string());
+            }
+            if !self.kinds.contains(&e.kind) {
+                self.kinds.insert(e.kind.clone());
+            }
+        }
+        self.gathered = trace.len();
+        if (self.filters.0.as_str(), self.filters.1.as_str()) != (actor, kind) || trace.len() < self.looked {
+            self.filters = (actor.to_string(), kind.to_string());
+            self.looked = 0;
+            self.kept.clear();
+            self.version += 1;
+        }
+        let before = self.kept.len();
+        let keep = |e: &&kzsim::trace::TraceEntry| {
+            (actor.is_empty() || format::actor_family(&e.actor) == actor) && (kind.is_empty() || e.kind == kind)
+        };
+        self.kept.extend(trace[self.looked..].iter().filter(keep).map(|e| e.step));
+        self.looked = trace.len();
+        if self.kept.len() != before {
+            self.version += 1;
+        }
+    }
+}
+
 /// A long log's scroll, and the position it last followed.
 struct VirtualLog {
     list: VirtualList,
-    /// The position it last followed, in which list of kept steps (the
-    /// filters' memo: other filters, another list).
-    followed: Option<(u64, Rc<Vec<u64>>)>,
+    /// The position it last followed, in which list of kept steps (by
+    /// [`LogIndex::version`]: other filters, or more steps, another list).
+    followed: Option<(u64, u64)>,
 }
 
 impl Default for VirtualLog {
@@ -285,9 +321,9 @@ impl VirtualLog {
     /// timeline has moved since the last drawing (or the filters changed)
     /// and its entry is out of view, the list scrolls to it first, so that a
     /// step draws the rows it will show in one go.
-    fn follow(&mut self, kept: &Rc<Vec<u64>>, shown: usize, position: u64) -> std::ops::Range<usize> {
-        if !self.followed.as_ref().is_some_and(|(p, k)| *p == position && Rc::ptr_eq(k, kept)) {
-            self.followed = Some((position, kept.clone()));
+    fn follow(&mut self, kept: &[u64], version: u64, shown: usize, position: u64) -> std::ops::Range<usize> {
+        if self.followed != Some((position, version)) {
+            self.followed = Some((position, version));
             self.list.reveal(kept[..shown].partition_point(|&s| s < position).min(shown.saturating_sub(1)));
         }
         self.list.draw(shown)
@@ -367,5 +403,74 @@ fn event_item(p: &EventItemProps) -> Html {
         html! { <li {class} data-step={step.to_string()} data-future="true">{ body }</li> }
     } else {
         html! { <li {class} data-testid="event" data-step={step.to_string()} data-kind={e.kind.clone()} aria-current={current.then_some("step")}>{ body }</li> }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{LogIndex, SandboxRef};
+    use crate::format;
+    use kzsim::sandbox::Sandbox;
+    use kzsim::trace::TraceEntry;
+    use std::cell::RefCell;
+    use std::collections::BTreeSet;
+    use std::rc::Rc;
+
+    /// What the index must hold: the choices and kept steps of the whole trace.
+    fn from_scratch(trace: &[TraceEntry], actor: &str, kind: &str) -> (BTreeSet<String>, BTreeSet<String>, Vec<u64>) {
+        let actors = trace.iter().map(|e| format::actor_family(&e.actor).to_string()).collect();
+        let kinds = trace.iter().map(|e| e.kind.clone()).collect();
+        let kept = trace
+            .iter()
+            .filter(|e| (actor.is_empty() || format::actor_family(&e.actor) == actor) && (kind.is_empty() || e.kind == kind))
+            .map(|e| e.step)
+            .collect();
+        (actors, kinds, kept)
+    }
+
+    fn check(index: &LogIndex, trace: &[TraceEntry], actor: &str, kind: &str) {
+        let (actors, kinds, kept) = from_scratch(trace, actor, kind);
+        assert_eq!(
+            (&index.actors, &index.kinds, &index.kept),
+            (&actors, &kinds, &kept),
+            "{} entries, filters {actor:?} {kind:?}",
+            trace.len()
+        );
+    }
+
+    #[test]
+    fn the_index_grows_with_the_trace_as_if_gathered_afresh() {
+        let text = crate::scenarios::find("controller-failover").expect("a built-in scenario");
+        let sandbox = Rc::new(RefCell::new(Sandbox::load(text).unwrap()));
+        let of = || (SandboxRef(sandbox.clone()), 1);
+        let mut index = LogIndex::default();
+        let filters = [("", ""), ("broker-1", ""), ("", "zk-request"), ("zk", "zk-session")];
+        let mut versions = BTreeSet::new();
+        for n in 0..400 {
+            let (actor, kind) = filters[(n / 50) % filters.len()];
+            let s = sandbox.borrow();
+            index.update(of(), s.trace(), actor, kind);
+            check(&index, s.trace(), actor, kind);
+            versions.insert(index.version);
+            drop(s);
+            if !sandbox.borrow_mut().step_forward() {
+                break;
+            }
+        }
+        assert!(versions.len() > 10, "the kept steps changed as the trace grew");
+        // Back in time the trace stays whole; on another branch it starts
+        // afresh, shorter than what was gathered.
+        sandbox.borrow_mut().seek(20);
+        index.update(of(), sandbox.borrow().trace(), "", "");
+        check(&index, sandbox.borrow().trace(), "", "");
+        sandbox.borrow_mut().act("kill broker 1").unwrap();
+        let s = sandbox.borrow();
+        index.update((SandboxRef(sandbox.clone()), 2), s.trace(), "", "");
+        check(&index, s.trace(), "", "");
+        // Another sandbox: afresh too.
+        let other = Rc::new(RefCell::new(Sandbox::load("zk-session a\nzk a create /a 1\n").unwrap()));
+        while other.borrow_mut().step_forward() {}
+        index.update((SandboxRef(other.clone()), 2), other.borrow().trace(), "", "");
+        check(&index, other.borrow().trace(), "", "");
     }
 }
