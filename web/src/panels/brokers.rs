@@ -139,6 +139,14 @@ struct ExpiryProps {
     lang: Lang,
 }
 
+/// A session meter is 4rem wide, so a whole percent is under a pixel. In
+/// tenths its style changed at every step that moved the clock, fifty
+/// meters restyled (and as many in ZooKeeper's session table); in whole
+/// percents, at one such step in five (issue 9: over five steps of a big
+/// cluster's heartbeats, 245 style changes became 50). The countdown
+/// beside it keeps its tenths of a second.
+pub const METER_DECIMALS: u32 = 0;
+
 /// A broker's session countdown, read from the [`Clock`].
 #[function_component(Expiry)]
 fn expiry(p: &ExpiryProps) -> Html {
@@ -148,7 +156,7 @@ fn expiry(p: &ExpiryProps) -> Html {
     let timeout = b.session.as_ref().and_then(|s| view.sessions.iter().find(|v| &v.id == s)).map(|s| s.timeout_ms);
     html! {
         <div class="kz-expiry" title={p.lang.t("expires in")}>
-            <span class="kz-meter" style={format!("--pct: {}", timeout.map_or_else(|| "100.0%".to_string(), |t| format::percent(left, t.max(1), 1)))}></span>
+            <span class="kz-meter" style={format!("--pct: {}", timeout.map_or_else(|| "100%".to_string(), |t| format::percent(left, t.max(1), METER_DECIMALS)))}></span>
             { format!(" {}", format::countdown(left)) }
         </div>
     }

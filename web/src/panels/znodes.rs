@@ -431,7 +431,7 @@ fn sessions(view: &View, lang: Lang) -> Html {
                 <thead><tr><th>{ lang.t("owner") }</th><th>{ lang.t("expires in") }</th><th title={lang.t("ephemeral znodes")}>{"E"}</th></tr></thead>
                 <tbody>
                     { for view.sessions.iter().map(|s| {
-                        let pct = format::percent(s.expires_in_ms, s.timeout_ms, 1);
+                        let pct = format::percent(s.expires_in_ms, s.timeout_ms, super::brokers::METER_DECIMALS);
                         html! {
                             <tr>
                                 <td><span class={classes!("kz-chip", format::actor_class(&s.owner))} title={format!("session {}", s.id)} translate="no">{ &s.owner }</span></td>
