@@ -144,6 +144,15 @@ fn a_cached_view_of_shared_metadata_is_the_view_built_afresh() {
     cached_views_match_fresh_ones(text, 2_000);
 }
 
+/// The same across a topic deleted and created again under its name: the
+/// cache keeps the decoded znodes a view did not read, and the old topic's
+/// must never pass for the new one's (other replicas, other leaders).
+#[test]
+fn a_cached_view_across_a_topic_made_again_is_the_view_built_afresh() {
+    let text = "cluster brokers=3\nstart all\ntopic create t partitions=4 replication-factor=2\nrun 3s\ntopic delete t\nrun 5s\ntopic create t partitions=6 replication-factor=3\nrun 5s\n";
+    cached_views_match_fresh_ones(text, 520);
+}
+
 fn cached_views_match_fresh_ones(text: &str, seek_within: u64) {
     use kzsim::sandbox::Sandbox;
     use kzsim::view::{view, Window};

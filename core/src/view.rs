@@ -167,8 +167,9 @@ pub struct ViewCache {
     /// zxids far apart often hold the same (a seek across the steady fetch
     /// rounds writes none), and the brokers' differences from it stand.
     truth: u64,
-    /// Decoded partition state znodes by path: (mzxid, state).
-    states: BTreeMap<String, (i64, Option<LeaderIsrAndControllerEpoch>)>,
+    /// Decoded partition state znodes by topic and partition: (mzxid,
+    /// state). Kept when a view does not read them (see [`UNREAD_TOPICS_KEPT`]).
+    states: BTreeMap<String, BTreeMap<i32, (i64, Option<LeaderIsrAndControllerEpoch>)>>,
     /// Decoded topic znodes (the replica assignment) by path: (mzxid,
     /// assignment). A 10,000-partition topic's is 200 KB of JSON.
     topics: BTreeMap<String, (i64, Rc<Assignment>)>,
@@ -182,6 +183,10 @@ pub struct ViewCache {
     /// most of a view after a seek, issue 9).
     layouts: Vec<(u64, Layout, Rc<Differences>, usize)>,
 }
+
+/// Topics a view did not read whose decoded znodes its cache keeps for the
+/// next (beyond that, only the topics read stay).
+const UNREAD_TOPICS_KEPT: usize = 16;
 
 /// Cache layouts whose differences are kept at most (the oldest go first):
 /// more than a cluster's brokers, few enough that the request lists they
@@ -295,35 +300,62 @@ impl ViewCache {
         decoded
     }
 
-    /// [`partitions_in_zookeeper`], decoding only the state znodes written
-    /// since the last time (each decode is a JSON parse; a failover writes a
-    /// few at a time).
+    /// [`partitions_in_zookeeper`], decoding only the znodes written since
+    /// they were last decoded (each decode is a JSON parse; a failover
+    /// writes a few at a time). A topic's state znodes are found in one walk
+    /// of its subtree, not looked up path by path in the tree of every znode,
+    /// and decoded ones stay cached when this view does not read them: a
+    /// seek to before a topic existed and back found its 10,000 states and
+    /// its assignment to decode again (issue 9).
     fn decode_partitions(&mut self, sim: &Sim) -> InZookeeper {
         let tree = sim.zk().tree();
-        let (mut states, mut topics) = (BTreeMap::new(), BTreeMap::new());
-        let out = in_zookeeper_with(
-            sim,
-            |path| {
-                let node = tree.get(path)?;
-                let assignment = match self.topics.remove(path) {
-                    Some((mzxid, decoded)) if mzxid == node.stat.mzxid => decoded,
-                    _ => Rc::new(zk_data::decode_topic(&node.data)?),
-                };
-                topics.insert(path.to_string(), (node.stat.mzxid, assignment.clone()));
-                Some(assignment)
-            },
-            |path| {
-                let node = tree.get(path)?;
-                let state = match self.states.remove(path) {
-                    Some((mzxid, state)) if mzxid == node.stat.mzxid => state,
-                    _ => LeaderIsrAndControllerEpoch::decode(&node.data, node.stat.version),
-                };
-                states.insert(path.to_string(), (node.stat.mzxid, state.clone()));
-                state
-            },
-        );
-        // Deleted topics and partitions go with what was not read.
-        (self.states, self.topics) = (states, topics);
+        let mut out = Vec::new();
+        let mut read = BTreeSet::new();
+        for topic in tree.children(zk_data::BROKER_TOPICS) {
+            let path = zk_data::topic_path(topic);
+            let Some(node) = tree.get(&path) else { continue };
+            let assignment = match self.topics.get(&path) {
+                Some((mzxid, decoded)) if *mzxid == node.stat.mzxid => decoded.clone(),
+                _ => match zk_data::decode_topic(&node.data) {
+                    Some(decoded) => {
+                        let decoded = Rc::new(decoded);
+                        self.topics.insert(path.clone(), (node.stat.mzxid, decoded.clone()));
+                        decoded
+                    }
+                    None => continue,
+                },
+            };
+            read.insert(path);
+            // The topic's state znodes in partition order (the walk is in
+            // path order: 0, 1, 10, 100, …).
+            let under = zk_data::partitions_path(topic);
+            let mut found: Vec<(i32, &crate::zookeeper::ZNode)> = tree
+                .descendants(&under)
+                .filter_map(|(p, n)| Some((zk_data::parse_partition_state_suffix(p.strip_prefix(under.as_str())?.strip_prefix('/')?)?, n)))
+                .collect();
+            found.sort_unstable_by_key(|(i, _)| *i);
+            let mut found = found.into_iter().peekable();
+            let cached = self.states.entry(topic.to_string()).or_default();
+            let topic: crate::scenario::Topic = topic.into();
+            for (&p, a) in assignment.iter() {
+                while found.next_if(|(i, _)| *i < p).is_some() {}
+                let state = found.next_if(|(i, _)| *i == p).and_then(|(_, node)| match cached.get(&p) {
+                    Some((mzxid, state)) if *mzxid == node.stat.mzxid => state.clone(),
+                    _ => {
+                        let state = LeaderIsrAndControllerEpoch::decode(&node.data, node.stat.version);
+                        cached.insert(p, (node.stat.mzxid, state.clone()));
+                        state
+                    }
+                });
+                out.push((crate::scenario::TopicPartition { topic: topic.clone(), partition: p }, a.clone(), state));
+            }
+        }
+        // What was not read stays, within bounds: topics a seek will find
+        // again, not every topic a long run deleted.
+        if self.topics.len() > read.len() + UNREAD_TOPICS_KEPT {
+            self.topics.retain(|path, _| read.contains(path));
+            self.states.retain(|topic, _| read.contains(&zk_data::topic_path(topic)));
+        }
         out
     }
 

@@ -87,11 +87,18 @@ fn push_int(p: &mut String, n: i32) {
 /// The topic and partition of a partition state znode's path
 /// (`/brokers/topics/T/partitions/P/state`); None for any other path.
 pub fn parse_partition_state_path(path: &str) -> Option<(&str, i32)> {
-    let rest = path.strip_prefix(BROKER_TOPICS)?.strip_prefix('/')?.strip_suffix("/state")?;
-    let (topic, partition) = rest.split_once("/partitions/")?;
-    // Only the path Kafka writes for the pair: not `01`, not `+1`.
-    let number: i32 = partition.parse().ok().filter(|p: &i32| p.to_string() == partition)?;
+    let rest = path.strip_prefix(BROKER_TOPICS)?.strip_prefix('/')?;
+    let (topic, rest) = rest.split_once("/partitions/")?;
+    let number = parse_partition_state_suffix(rest)?;
     Some((topic, number)).filter(|(t, _)| !t.is_empty() && !t.contains('/'))
+}
+
+/// The partition of `N/state`, the rest of a state znode's path after its
+/// topic's `.../partitions/`.
+pub fn parse_partition_state_suffix(rest: &str) -> Option<i32> {
+    let partition = rest.strip_suffix("/state")?;
+    // Only the path Kafka writes for the pair: not `01`, not `+1`.
+    partition.parse().ok().filter(|p: &i32| itoa::Buffer::new().format(*p) == partition)
 }
 
 pub fn delete_topic_path(topic: &str) -> String {
