@@ -42,8 +42,10 @@ fn main() {
     println!("{p} partitions: {total} steps, run to the end in {run:.0} ms, {} keyframes", sandbox.timeline().keyframe_count());
     // Steps and views from a few places: after the topic, in the failover, at the end.
     let starts: Vec<u64> = (1..=8).map(|i| total * i / 9).collect();
-    // What the browser's partitions panel asks for: its first page.
-    let page = Window { filter: String::new(), limit: 500 };
+    // What the browser's partitions panel asks for: its first page, twenty
+    // rows on a cluster of more than 500 partitions (`BIG_PAGE` in
+    // web/src/panels/partitions.rs; 500 rows before the tenth session).
+    let page = Window { filter: String::new(), limit: 20 };
     let (mut steps, mut views, mut full) = (Vec::new(), Vec::new(), Vec::new());
     for &s in &starts {
         sandbox.seek(s);
