@@ -169,7 +169,7 @@ pub struct ViewCache {
     truth: u64,
     /// Decoded partition state znodes by topic and partition: (mzxid,
     /// state). Kept when a view does not read them (see [`UNREAD_TOPICS_KEPT`]).
-    states: BTreeMap<String, BTreeMap<i32, (i64, Option<LeaderIsrAndControllerEpoch>)>>,
+    states: BTreeMap<String, Vec<DecodedState>>,
     /// Decoded topic znodes (the replica assignment) by path: (mzxid,
     /// assignment). A 10,000-partition topic's is 200 KB of JSON.
     topics: BTreeMap<String, (i64, Rc<Assignment>)>,
@@ -183,6 +183,9 @@ pub struct ViewCache {
     /// most of a view after a seek, issue 9).
     layouts: Vec<(u64, Layout, Rc<Differences>, usize)>,
 }
+
+/// A decoded state znode: (partition, mzxid, state).
+type DecodedState = (i32, i64, Option<LeaderIsrAndControllerEpoch>);
 
 /// Topics a view did not read whose decoded znodes its cache keeps for the
 /// next (beyond that, only the topics read stay).
@@ -335,20 +338,28 @@ impl ViewCache {
                 .collect();
             found.sort_unstable_by_key(|(i, _)| *i);
             let mut found = found.into_iter().peekable();
-            let cached = self.states.entry(topic.to_string()).or_default();
+            // The decoded states, like the assignment, in partition order:
+            // three sorted lists walked side by side.
+            let before = self.states.remove(topic).unwrap_or_default();
+            let mut before = before.into_iter().peekable();
+            let mut decoded = Vec::with_capacity(assignment.len());
+            let topic_name = topic.to_string();
             let topic: crate::scenario::Topic = topic.into();
             for (&p, a) in assignment.iter() {
                 while found.next_if(|(i, _)| *i < p).is_some() {}
-                let state = found.next_if(|(i, _)| *i == p).and_then(|(_, node)| match cached.get(&p) {
-                    Some((mzxid, state)) if *mzxid == node.stat.mzxid => state.clone(),
-                    _ => {
-                        let state = LeaderIsrAndControllerEpoch::decode(&node.data, node.stat.version);
-                        cached.insert(p, (node.stat.mzxid, state.clone()));
-                        state
-                    }
+                while before.next_if(|(i, ..)| *i < p).is_some() {}
+                let known = before.next_if(|(i, ..)| *i == p);
+                let state = found.next_if(|(i, _)| *i == p).and_then(|(_, node)| {
+                    let state = match known {
+                        Some((_, mzxid, state)) if mzxid == node.stat.mzxid => state,
+                        _ => LeaderIsrAndControllerEpoch::decode(&node.data, node.stat.version),
+                    };
+                    decoded.push((p, node.stat.mzxid, state.clone()));
+                    state
                 });
                 out.push((crate::scenario::TopicPartition { topic: topic.clone(), partition: p }, a.clone(), state));
             }
+            self.states.insert(topic_name, decoded);
         }
         // What was not read stays, within bounds: topics a seek will find
         // again, not every topic a long run deleted.
