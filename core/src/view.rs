@@ -672,39 +672,13 @@ fn brokers(sim: &Sim, in_zookeeper: &InZookeeper, cache: &mut ViewCache) -> Vec<
 /// Every partition as ZooKeeper holds it: its assignment (topic znode) and
 /// its leader and ISR (state znode, with the znode's version as zkVersion),
 /// in topic and partition order. What an observer reads; brokers never do.
+/// The view's own reader, with nothing decoded before.
 pub(crate) fn partitions_in_zookeeper(sim: &Sim) -> InZookeeper {
-    let tree = sim.zk().tree();
-    in_zookeeper_with(
-        sim,
-        |path| tree.get(path).and_then(|n| zk_data::decode_topic(&n.data)).map(Rc::new),
-        |path| tree.get(path).and_then(|n| LeaderIsrAndControllerEpoch::decode(&n.data, n.stat.version)),
-    )
+    ViewCache::default().decode_partitions(sim)
 }
 
 /// A topic znode's replica assignment, by partition.
 type Assignment = BTreeMap<i32, zk_data::ReplicaAssignment>;
-
-/// [`partitions_in_zookeeper`], with `assignment` reading a topic znode and
-/// `state` a partition's state znode, each by its path.
-fn in_zookeeper_with(
-    sim: &Sim,
-    mut assignment: impl FnMut(&str) -> Option<Rc<Assignment>>,
-    mut state: impl FnMut(&str) -> Option<LeaderIsrAndControllerEpoch>,
-) -> InZookeeper {
-    let tree = sim.zk().tree();
-    let mut out = Vec::new();
-    for topic in tree.children(zk_data::BROKER_TOPICS) {
-        let Some(assignment) = assignment(&zk_data::topic_path(topic)) else { continue };
-        let topic: crate::scenario::Topic = topic.into();
-        for (&p, a) in assignment.iter() {
-            let a = a.clone();
-            let tp = crate::scenario::TopicPartition { topic: topic.clone(), partition: p };
-            let state = state(&zk_data::partition_state_path(&tp));
-            out.push((tp, a, state));
-        }
-    }
-    out
-}
 
 /// The indices in `in_zookeeper` of the rows `window` asks for, and how many
 /// partitions its filter matches.

@@ -19,7 +19,7 @@ pub fn crown(cracked: bool) -> Html {
 /// attributes: a big cluster's tree shows a watch on hundreds of rows, and a
 /// seek that redrew them spent a tenth of its time making eyes (issue 9).
 pub fn eye() -> Html {
-    html! { <span class="kz-eye" aria-hidden="true"></span> }
+    html! { <span class="kz-icon kz-eye" aria-hidden="true"></span> }
 }
 
 /// The playback buttons' pictures.
