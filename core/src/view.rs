@@ -484,6 +484,13 @@ fn deleted_paths(entry: Option<&TraceEntry>) -> BTreeSet<String> {
     out
 }
 
+/// A znode's depth: the slashes in its path. Counted as bytes: `matches`
+/// with a `char` ran the generic pattern searcher, 2.7 ms of the wasm's
+/// view after a seek that rebuilt a big cluster's 30,000 rows (issue 9).
+fn depth(path: &str) -> usize {
+    path.bytes().filter(|&b| b == b'/').count()
+}
+
 fn session_owner(sim: &Sim, id: i64) -> String {
     sim.zk().session(id).map(|s| s.owner.clone()).unwrap_or_else(|| session_hex(id))
 }
@@ -520,7 +527,7 @@ fn znodes(sim: &Sim, previous_zxid: i64, deleted: &BTreeSet<String>, before: Opt
             let sequential = name.len() > 10 && name[name.len() - 10..].bytes().all(|b| b.is_ascii_digit());
             Rc::new(ZnodeView {
                 path: path.clone(),
-                depth: if path == "/" { 0 } else { path.matches('/').count() },
+                depth: if path == "/" { 0 } else { depth(path) },
                 name,
                 data: String::from_utf8_lossy(&n.data).into_owned(),
                 stat: n.stat,
@@ -539,7 +546,7 @@ fn znodes(sim: &Sim, previous_zxid: i64, deleted: &BTreeSet<String>, before: Opt
             out.push(Rc::new(ZnodeView {
                 path: p.clone(),
                 name: crate::zookeeper::path::name(p).to_string(),
-                depth: p.matches('/').count(),
+                depth: depth(p),
                 data: String::new(),
                 stat: Stat::default(),
                 ephemeral: false,
