@@ -149,10 +149,11 @@ test('a log of thousands of steps is a virtual list: the current step in view, e
   await log.evaluate((l) => (l.scrollTop = 0));
   await page.locator('[data-testid="event"][data-step="1"]').click();
   await waitStep(page, 1);
-  // The whole trace decides: at its first step the log of a long run is
-  // still the virtual list (a seek does not swap every row in and out).
-  assert.match(await log.getAttribute('class'), /kz-events-virtual/);
-  assert.ok((await log.locator('.kz-event').count()) < 100);
+  // At its first steps the log of a long run holds every step so far, as
+  // the UI contract's `event-log` promises: it is a virtual list only once
+  // the entries shown pass a thousand.
+  assert.doesNotMatch(await log.getAttribute('class'), /kz-events-virtual/);
+  assert.equal(await log.getByTestId('event').count(), 1);
   await assertClean(opened);
   await page.close();
 });

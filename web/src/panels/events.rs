@@ -114,14 +114,9 @@ pub fn checkpoints(p: &CheckpointsProps) -> Html {
     }
 }
 
-/// A trace whose filters keep more than this many entries is drawn as a
-/// virtual list (rows of one height, only those near the view drawn); up to
-/// it every entry shown is in the page, as the UI contract's `event-log`
-/// promises. The whole trace decides, not the entries shown so far: a seek
-/// on a long trace from its first hundred steps to its middle switched
-/// from every entry drawn to the virtual list, and the page took 300 rows
-/// out (and put them back on the way back), the slowest seeks of a big
-/// cluster (issue 9).
+/// Past this many entries the log is a virtual list (rows of one height,
+/// only those near the view drawn); up to it every entry is in the page,
+/// as the UI contract's `event-log` promises.
 const VIRTUAL_FROM: usize = 1000;
 
 #[function_component(EventLog)]
@@ -149,7 +144,7 @@ pub fn event_log(p: &EventsProps) -> Html {
     // layerized the whole list again (most of a small scenario's frame).
     let horizon = (position / FUTURE + 2) * FUTURE;
     let shown = &kept[..kept.partition_point(|&s| s <= horizon)];
-    let virtual_mode = kept.len() > VIRTUAL_FROM;
+    let virtual_mode = shown.len() > VIRTUAL_FROM;
     let item = |step: u64| {
         let when = match step.cmp(&position) {
             std::cmp::Ordering::Greater => When::Future,
