@@ -53,10 +53,7 @@ impl KafkaController {
     /// `onNewPartitionCreation`: New, then NewReplica, then Online (initial
     /// leader and ISR), then OnlineReplica.
     pub(crate) fn on_new_partition_creation(&mut self, cx: &mut Cx, partitions: &[TopicPartition]) -> CResult<()> {
-        // Counted first: a flattened iterator cannot tell `collect` its length,
-        // and 300,000 replicas grew the vector some seventeen times.
-        let mut replicas = Vec::with_capacity(partitions.iter().map(|tp| self.ctx.assignment(tp).map_or(0, |a| a.replicas.len())).sum());
-        replicas.extend(partitions.iter().flat_map(|tp| self.ctx.replicas(tp).into_iter().map(move |r| (tp.clone(), r))));
+        let replicas: Vec<_> = partitions.iter().flat_map(|tp| self.ctx.replicas(tp).into_iter().map(move |r| (tp.clone(), r))).collect();
         self.step(
             cx,
             "KafkaController.onNewPartitionCreation",
