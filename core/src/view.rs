@@ -439,7 +439,7 @@ fn written_since(sim: &Sim, zxid: i64) -> Written {
             return Written::Anything;
         }
         if node.stat.mzxid > zxid {
-            states.push(path.clone());
+            states.push(path.to_string());
         }
     }
     if states.is_empty() {
@@ -517,8 +517,8 @@ fn znodes(sim: &Sim, previous_zxid: i64, deleted: &BTreeSet<String>, before: Opt
             } else {
                 ""
             };
-            while before.next_if(|row| row.path < *path).is_some() {}
-            if let Some(row) = before.next_if(|row| row.path == *path) {
+            while before.next_if(|row| row.path.as_str() < path).is_some() {}
+            if let Some(row) = before.next_if(|row| row.path == path) {
                 if row.stat == n.stat && row.change == change && row.watchers == watchers && row.owner == owner {
                     return row.clone();
                 }
@@ -526,7 +526,7 @@ fn znodes(sim: &Sim, previous_zxid: i64, deleted: &BTreeSet<String>, before: Opt
             let name = if path == "/" { "/".to_string() } else { crate::zookeeper::path::name(path).to_string() };
             let sequential = name.len() > 10 && name[name.len() - 10..].bytes().all(|b| b.is_ascii_digit());
             Rc::new(ZnodeView {
-                path: path.clone(),
+                path: path.to_string(),
                 depth: if path == "/" { 0 } else { depth(path) },
                 name,
                 data: String::from_utf8_lossy(&n.data).into_owned(),

@@ -70,7 +70,7 @@ pub fn dump(sim: &Sim) -> StateDump {
                 num_children: n.stat.num_children,
                 children: zk.tree().children(path).into_iter().map(String::from).collect(),
             };
-            (path.clone(), d)
+            (path.to_string(), d)
         })
         .collect();
     let sessions = zk

@@ -4,9 +4,9 @@
 //! watch events.
 
 use super::error::KeeperError;
+use super::node_hash_map::NodeHashMap;
 use super::path;
 use super::stat::{SessionId, Stat, Zxid};
-use std::collections::btree_map::Entry;
 use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Bound;
 use std::rc::Rc;
@@ -88,7 +88,7 @@ pub struct DataTree {
     /// Shared with the timeline's snapshots of the tree until the next write
     /// (copy on write): a snapshot of a big cluster then costs little to
     /// take and to keep while its ZooKeeper is quiet (issue 9).
-    nodes: Rc<BTreeMap<String, ZNode>>,
+    nodes: Rc<NodeHashMap>,
     ephemerals: BTreeMap<SessionId, BTreeSet<String>>,
 }
 
@@ -104,13 +104,13 @@ impl DataTree {
     /// counters the real server reports (root cversion -1, `/zookeeper` -2,
     /// `/zookeeper/config` aversion -1).
     pub fn new() -> DataTree {
-        let mut nodes = BTreeMap::new();
+        let mut nodes = NodeHashMap::default();
         let root = ZNode::new(Vec::new(), Stat { cversion: -1, num_children: 1, ..Stat::default() });
         let zk = ZNode::new(Vec::new(), Stat { cversion: -2, num_children: 2, ..Stat::default() });
-        nodes.insert("/".to_string(), root);
-        nodes.insert("/zookeeper".to_string(), zk);
-        nodes.insert("/zookeeper/config".to_string(), ZNode::new(Vec::new(), Stat { aversion: -1, ..Stat::default() }));
-        nodes.insert("/zookeeper/quota".to_string(), ZNode::new(Vec::new(), Stat::default()));
+        nodes.insert_new("/", root);
+        nodes.insert_new("/zookeeper", zk);
+        nodes.insert_new("/zookeeper/config", ZNode::new(Vec::new(), Stat { aversion: -1, ..Stat::default() }));
+        nodes.insert_new("/zookeeper/quota", ZNode::new(Vec::new(), Stat::default()));
         DataTree { nodes: Rc::new(nodes), ephemerals: BTreeMap::new() }
     }
 
@@ -127,15 +127,15 @@ impl DataTree {
     }
 
     /// Every node, in path order.
-    pub fn iter(&self) -> impl Iterator<Item = (&String, &ZNode)> {
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &ZNode)> {
         self.nodes.iter()
     }
 
     /// The nodes below `path` (not `path` itself), in path order: the keys
     /// from `path/` up to `path0` ('0' follows '/').
-    pub fn descendants(&self, path: &str) -> impl Iterator<Item = (&String, &ZNode)> {
+    pub fn descendants(&self, path: &str) -> impl Iterator<Item = (&str, &ZNode)> {
         let (from, to) = (format!("{path}/"), format!("{path}0"));
-        self.nodes.range::<str, _>((Bound::Included(from.as_str()), Bound::Excluded(to.as_str())))
+        self.nodes.range(&from, Bound::Excluded(&to))
     }
 
     /// The ephemeral paths a session owns, in path order.
@@ -151,7 +151,7 @@ impl DataTree {
         let mut from = prefix.clone();
         loop {
             let mut skip_to = None;
-            for (key, _) in self.nodes.range::<str, _>((Bound::Included(from.as_str()), Bound::Unbounded)) {
+            for (key, _) in self.nodes.range(&from, Bound::Unbounded) {
                 let Some(rest) = key.strip_prefix(prefix.as_str()) else { return out };
                 match rest.find('/') {
                     // `/` itself, when listing the root.
@@ -187,16 +187,21 @@ impl DataTree {
         if path == "/" {
             return Err(KeeperError::NodeExists);
         }
-        // Two descents when it succeeds: the parent's, updated at once, and
-        // the new node's; the parent is put back if the node exists.
+        // One look-up of the parent and one of the new path; only the
+        // insertion descends the path order.
         let parent_path = path::parent(path);
-        let parent = Rc::make_mut(&mut self.nodes).get_mut(parent_path).ok_or(KeeperError::NoNode)?;
+        let parent = self.nodes.get(parent_path).ok_or(KeeperError::NoNode)?;
         let full = if mode.sequential { format!("{path}{:010}", parent.child_creations) } else { path.to_string() };
         // An ephemeral parent has no children, so NodeExists (checked
         // first by the server) cannot apply to it.
         if parent.is_ephemeral() {
             return Err(KeeperError::NoChildrenForEphemerals);
         }
+        if self.nodes.contains_key(&full) {
+            return Err(KeeperError::NodeExists);
+        }
+        let nodes = Rc::make_mut(&mut self.nodes);
+        let parent = nodes.get_mut(parent_path).ok_or(KeeperError::NoNode)?;
         let (parent_stat, parent_creations) = (parent.stat, parent.child_creations);
         parent.child_creations += 1;
         parent.stat.cversion += 1;
@@ -213,24 +218,13 @@ impl DataTree {
             data_length: data.len() as i32,
             ..Stat::default()
         };
-        match Rc::make_mut(&mut self.nodes).entry(full) {
-            Entry::Occupied(_) => {
-                let parent = Rc::make_mut(&mut self.nodes).get_mut(parent_path).expect("found above");
-                parent.stat = parent_stat;
-                parent.child_creations = parent_creations;
-                Err(KeeperError::NodeExists)
-            }
-            Entry::Vacant(v) => {
-                let full = v.key().clone();
-                v.insert(ZNode::new(data, stat));
-                txn.keep_undo(|| Undo::Created { path: full.clone(), parent_stat, parent_creations });
-                if owner != 0 {
-                    self.ephemerals.entry(owner).or_default().insert(full.clone());
-                }
-                txn.note(|| Change::Created(full.clone()));
-                Ok(full)
-            }
+        nodes.insert_new(&full, ZNode::new(data, stat));
+        txn.keep_undo(|| Undo::Created { path: full.clone(), parent_stat, parent_creations });
+        if owner != 0 {
+            self.ephemerals.entry(owner).or_default().insert(full.clone());
         }
+        txn.note(|| Change::Created(full.clone()));
+        Ok(full)
     }
 
     /// `delete`: node exists, version matches, no children.
@@ -317,7 +311,7 @@ impl DataTree {
                     if let Some(parent) = Rc::make_mut(&mut self.nodes).get_mut(path::parent(&path)) {
                         parent.stat = parent_stat;
                     }
-                    Rc::make_mut(&mut self.nodes).insert(path, node);
+                    Rc::make_mut(&mut self.nodes).insert_new(&path, node);
                 }
                 Undo::DataSet { path, data, stat } => {
                     if let Some(node) = Rc::make_mut(&mut self.nodes).get_mut(&path) {

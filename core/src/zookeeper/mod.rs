@@ -5,6 +5,7 @@
 
 pub mod data_tree;
 pub mod error;
+mod node_hash_map;
 pub mod path;
 pub mod request;
 pub mod server;

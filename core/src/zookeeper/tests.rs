@@ -265,7 +265,7 @@ fn reads_of_invalid_paths_are_bad_arguments_and_set_no_watch() {
     // Every path in the tree, sequential ones included, reads back.
     ok(&mut zk, a, create("/a/s-", "", false, true));
     ok(&mut zk, a, create("/a/", "", false, true));
-    let paths: Vec<String> = zk.tree().iter().map(|(p, _)| p.clone()).collect();
+    let paths: Vec<String> = zk.tree().iter().map(|(p, _)| p.to_string()).collect();
     for p in paths {
         ok(&mut zk, a, Request::Exists { path: p, watch: false });
     }
