@@ -55,7 +55,7 @@ pub struct NodeHashMap {
 /// padded and marked with its length. Deterministic, as everything in the
 /// simulator; a scenario that made paths collide on purpose would only slow
 /// its own run.
-fn tag(path: &str) -> u32 {
+pub(super) fn tag(path: &str) -> u32 {
     const K: u64 = 0xf135_7aea_2e62_a9c5;
     let mut h: u64 = 0;
     let mut words = path.as_bytes().chunks_exact(8);

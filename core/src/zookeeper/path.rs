@@ -70,7 +70,10 @@ fn forbidden_char(c: char) -> bool {
 
 /// The parent of a valid non-root path (`/a/b` → `/a`, `/a` → `/`).
 pub fn parent(path: &str) -> &str {
-    match path.rfind('/') {
+    // By bytes: '/' is ASCII, so it never falls inside a character, and a
+    // byte search is a fraction of `rfind`'s character searcher (every
+    // create and every fired watch asks for a parent).
+    match path.bytes().rposition(|b| b == b'/') {
         Some(0) | None => "/",
         Some(i) => &path[..i],
     }

@@ -5,6 +5,7 @@
 //! (table, path), however many reads set it.
 
 use super::data_tree::Change;
+use super::node_hash_map;
 use super::path;
 use super::stat::SessionId;
 use serde::Serialize;
@@ -54,6 +55,43 @@ pub struct WatchManager {
     /// browser's znode rows) can be kept while it stays the same. Not part of
     /// what the watches *are*: equality ignores it.
     revision: u64,
+    /// Which paths may be in either table (derived from them, so equality
+    /// ignores it too).
+    filter: WatchedPaths,
+}
+
+/// Buckets of [`WatchedPaths`]: a power of two.
+const FILTER_BUCKETS: usize = 1024;
+
+/// A count of the watched paths (keys of either table) per bucket of their
+/// hash. A change to a path whose bucket counts none is watched by nobody:
+/// nearly every write of a big topic's creation (200,000 znodes, a few
+/// hundred watches) then costs no search of the tables (issue 9).
+#[derive(Clone, Debug, Default)]
+struct WatchedPaths(Vec<u32>);
+
+impl WatchedPaths {
+    fn bucket(path: &str) -> usize {
+        (node_hash_map::tag(path) as usize) % FILTER_BUCKETS
+    }
+
+    fn add(&mut self, path: &str) {
+        if self.0.is_empty() {
+            self.0 = vec![0; FILTER_BUCKETS];
+        }
+        self.0[Self::bucket(path)] += 1;
+    }
+
+    fn remove(&mut self, path: &str) {
+        if let Some(n) = self.0.get_mut(Self::bucket(path)) {
+            *n = n.saturating_sub(1);
+        }
+    }
+
+    /// False only if no table has `path`.
+    fn may_hold(&self, path: &str) -> bool {
+        self.0.get(Self::bucket(path)).is_some_and(|n| *n > 0)
+    }
 }
 
 impl PartialEq for WatchManager {
@@ -76,30 +114,57 @@ impl WatchManager {
     }
 
     pub fn add_data_watch(&mut self, path: &str, session: SessionId) {
-        self.revision += 1;
-        self.data.entry(path.to_string()).or_default().entry(session).or_default().data = true;
+        self.data_watch(path, session).data = true;
     }
 
     pub fn add_exists_watch(&mut self, path: &str, session: SessionId) {
+        self.data_watch(path, session).exists = true;
+    }
+
+    fn data_watch(&mut self, path: &str, session: SessionId) -> &mut DataWatchKinds {
         self.revision += 1;
-        self.data.entry(path.to_string()).or_default().entry(session).or_default().exists = true;
+        let filter = &mut self.filter;
+        self.data
+            .entry(path.to_string())
+            .or_insert_with(|| {
+                filter.add(path);
+                BTreeMap::new()
+            })
+            .entry(session)
+            .or_default()
     }
 
     pub fn add_child_watch(&mut self, path: &str, session: SessionId) {
         self.revision += 1;
-        self.child.entry(path.to_string()).or_default().insert(session);
+        let filter = &mut self.filter;
+        self.child
+            .entry(path.to_string())
+            .or_insert_with(|| {
+                filter.add(path);
+                BTreeSet::new()
+            })
+            .insert(session);
     }
 
     /// A session's connection is gone (close or expiry): its watches go too.
     pub fn remove_session(&mut self, session: SessionId) {
         self.revision += 1;
-        self.data.retain(|_, m| {
+        let filter = &mut self.filter;
+        self.data.retain(|path, m| {
             m.remove(&session);
-            !m.is_empty()
+            let kept = !m.is_empty();
+            if !kept {
+                filter.remove(path);
+            }
+            kept
         });
-        self.child.retain(|_, s| {
+        self.child.retain(|path, s| {
             s.remove(&session);
-            !s.is_empty()
+            let kept = !s.is_empty();
+            if !kept {
+                filter.remove(path);
+            }
+            kept
         });
     }
 
@@ -142,7 +207,11 @@ impl WatchManager {
     }
 
     fn fire_data(&mut self, path: &str, event: EventType, out: &mut Vec<Notification>) -> BTreeSet<SessionId> {
-        let watchers = self.data.remove(path).unwrap_or_default();
+        if !self.filter.may_hold(path) {
+            return BTreeSet::new();
+        }
+        let Some(watchers) = self.data.remove(path) else { return BTreeSet::new() };
+        self.filter.remove(path);
         for session in watchers.keys() {
             out.push(Notification { session: *session, event, path: path.to_string() });
         }
@@ -150,10 +219,48 @@ impl WatchManager {
     }
 
     fn fire_child(&mut self, path: &str, event: EventType, suppress: &BTreeSet<SessionId>, out: &mut Vec<Notification>) {
-        for session in self.child.remove(path).unwrap_or_default() {
+        if !self.filter.may_hold(path) {
+            return;
+        }
+        let Some(watchers) = self.child.remove(path) else { return };
+        self.filter.remove(path);
+        for session in watchers {
             if !suppress.contains(&session) {
                 out.push(Notification { session, event, path: path.to_string() });
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The filter counts exactly the keys of the two tables, through
+    /// watches set, fired and dropped with their sessions.
+    fn counted(w: &WatchManager) -> u32 {
+        w.filter.0.iter().sum()
+    }
+
+    #[test]
+    fn the_filter_counts_the_watched_paths() {
+        let mut w = WatchManager::default();
+        let mut out = Vec::new();
+        w.add_data_watch("/a", 1);
+        w.add_exists_watch("/a", 2);
+        w.add_exists_watch("/a/b", 1);
+        w.add_child_watch("/a", 1);
+        w.add_child_watch("/c", 2);
+        assert_eq!(counted(&w), 4);
+        w.trigger(&Change::Created("/a/b".into()), &mut out);
+        assert_eq!(out.len(), 2, "NodeCreated on /a/b, NodeChildrenChanged on /a");
+        assert_eq!(counted(&w), 2);
+        w.trigger(&Change::Created("/x/y".into()), &mut out);
+        assert_eq!(out.len(), 2, "nobody watches /x/y or /x");
+        w.remove_session(1);
+        assert_eq!(counted(&w), 2, "/a keeps session 2's watch, /c is 2's");
+        w.remove_session(2);
+        assert_eq!(counted(&w), 0);
+        assert!(w.is_empty());
     }
 }
