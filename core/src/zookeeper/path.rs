@@ -15,23 +15,22 @@ fn plainly_valid(path: &[u8], sequential: bool) -> bool {
     if rest.is_empty() {
         return true;
     }
-    // Bytes since the last '/', and whether they are all dots.
-    let (mut len, mut dots) = (0usize, 0usize);
-    for &b in rest {
-        if b == b'/' {
-            if len == 0 || (dots == len && len <= 2) {
-                return false;
-            }
-            (len, dots) = (0, 0);
-        } else if (0x20..0x7f).contains(&b) {
-            len += 1;
-            dots += usize::from(b == b'.');
-        } else {
+    // Printable ASCII throughout: a fold with no early exit, which the
+    // compiler turns into a few wide comparisons (every create checks its
+    // path, 200,000 of them in a big topic's creation).
+    if !rest.iter().fold(true, |ok, &b| ok & (b.wrapping_sub(0x20) < 0x5f)) {
+        return false;
+    }
+    // No empty or relative segment; a sequential create's last segment
+    // gets the counter appended, so it may be either.
+    let mut segments = rest.split(|&b| b == b'/').peekable();
+    while let Some(segment) = segments.next() {
+        let relative = segment.is_empty() || segment == b"." || segment == b"..";
+        if relative && !(sequential && segments.peek().is_none()) {
             return false;
         }
     }
-    // A sequential create's last segment gets the counter appended.
-    sequential || !(len == 0 || (dots == len && len <= 2))
+    true
 }
 
 fn explain_invalid_path(path: &str, sequential: bool) -> Result<(), String> {
@@ -113,6 +112,10 @@ mod tests {
             "/..",
             "/a/.",
             "/a/..",
+            "/...",
+            "/a/...",
+            "/./a",
+            "/a/b/",
             "/.a",
             "/a.",
             "/a/b-c.d_e",
