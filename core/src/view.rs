@@ -11,6 +11,7 @@ use crate::runner::expect::ExpectOutcome;
 use crate::runner::Timeline;
 use crate::sim::Sim;
 use crate::trace::TraceEntry;
+use crate::zookeeper::data_tree::tree_order;
 use crate::zookeeper::Stat;
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
@@ -330,7 +331,7 @@ impl ViewCache {
             };
             read.insert(path);
             // The topic's state znodes in partition order (the walk is in
-            // path order: 0, 1, 10, 100, …).
+            // tree order: 0, 1, 10, 100, …).
             let under = zk_data::partitions_path(topic);
             let mut found: Vec<(i32, &crate::zookeeper::ZNode)> = tree
                 .descendants(&under)
@@ -495,12 +496,13 @@ fn session_owner(sim: &Sim, id: i64) -> String {
     sim.zk().session(id).map(|s| s.owner.clone()).unwrap_or_else(|| session_hex(id))
 }
 
-/// Every znode's row, in path order, with this step's deletions where they
-/// stood. A row of `before` (the last rows built, in the same order) is
-/// taken again when its znode, its watchers and its mark for this step are
-/// the same: most of a big cluster's 30,000 znodes stand still at every
-/// write, and copying each one's path, name and data (a 10,000-partition
-/// topic's is 200 KB) was a large share of the view (issue 9).
+/// Every znode's row, in tree order (a parent, then its children's
+/// subtrees by name), with this step's deletions where they stood. A row
+/// of `before` (the last rows built, in the same order) is taken again when
+/// its znode, its watchers and its mark for this step are the same: most of
+/// a big cluster's 30,000 znodes stand still at every write, and copying
+/// each one's path, name and data (a 10,000-partition topic's is 200 KB)
+/// was a large share of the view (issue 9).
 fn znodes(sim: &Sim, previous_zxid: i64, deleted: &BTreeSet<String>, before: Option<&[Rc<ZnodeView>]>) -> Vec<Rc<ZnodeView>> {
     let zk = sim.zk();
     let mut before = before.unwrap_or_default().iter().peekable();
@@ -517,7 +519,7 @@ fn znodes(sim: &Sim, previous_zxid: i64, deleted: &BTreeSet<String>, before: Opt
             } else {
                 ""
             };
-            while before.next_if(|row| row.path.as_str() < path).is_some() {}
+            while before.next_if(|row| tree_order(&row.path, path).is_lt()).is_some() {}
             if let Some(row) = before.next_if(|row| row.path == path) {
                 if row.stat == n.stat && row.change == change && row.watchers == watchers && row.owner == owner {
                     return row.clone();
@@ -558,9 +560,9 @@ fn znodes(sim: &Sim, previous_zxid: i64, deleted: &BTreeSet<String>, before: Opt
             }));
         }
     }
-    // The tree iterates in path order; only the deleted ones need placing.
+    // The tree iterates in tree order; only the deleted ones need placing.
     if !deleted.is_empty() {
-        out.sort_by(|a, b| a.path.cmp(&b.path));
+        out.sort_by(|a, b| tree_order(&a.path, &b.path));
     }
     out
 }
@@ -790,4 +792,36 @@ fn partitions(sim: &Sim, in_zookeeper: &InZookeeper, rows: &[usize]) -> Vec<Part
         });
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::sandbox::Sandbox;
+
+    /// The znode rows list each node's subtree right after it: a topic's
+    /// partitions come before a topic whose name extends its own with a
+    /// '-' or '.', which sort before '/' byte by byte.
+    #[test]
+    fn znode_rows_list_each_subtree_under_its_own_node() {
+        let script = "cluster brokers=1\nstart all\n\
+                      topic create t partitions=1 replication-factor=1\n\
+                      topic create t-x partitions=1 replication-factor=1\n\
+                      topic create t.y partitions=1 replication-factor=1\nrun 5s\n";
+        let mut sandbox = Sandbox::load(script).expect("scenario");
+        sandbox.run_for(100_000);
+        let rows: Vec<String> = sandbox.view().znodes.iter().map(|z| z.path.clone()).collect();
+        let at = |p: &str| rows.iter().position(|r| r == p).unwrap_or_else(|| panic!("{p} in {rows:?}"));
+        assert!(at("/brokers/topics/t") < at("/brokers/topics/t/partitions/0/state"));
+        assert!(at("/brokers/topics/t/partitions/0/state") < at("/brokers/topics/t-x"));
+        assert!(at("/brokers/topics/t-x/partitions/0/state") < at("/brokers/topics/t.y"));
+        for (row, path) in rows.iter().enumerate().skip(1) {
+            let parent = crate::zookeeper::path::parent(path);
+            assert!(at(parent) < row, "{path} listed before its parent");
+            let last_below = rows.iter().rposition(|r| r.starts_with(&format!("{parent}/")) || r == parent).unwrap_or(row);
+            assert!(
+                rows[at(parent)..=last_below].iter().all(|r| r == parent || r.starts_with(&format!("{parent}/")) || parent == "/"),
+                "{parent}'s subtree is not one run"
+            );
+        }
+    }
 }

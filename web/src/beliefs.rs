@@ -5,6 +5,7 @@
 
 pub use kzsim::view::Leadership;
 use kzsim::view::{BrokerView, PartitionView, ZnodeView};
+use kzsim::zookeeper::data_tree::tree_order;
 use std::rc::Rc;
 
 /// One actor's idea of a partition's leadership.
@@ -126,12 +127,12 @@ pub fn tables<'a>(partitions: &'a [PartitionView], brokers: &[BrokerView], contr
 }
 
 /// The brokers registered in ZooKeeper (`/brokers/ids` children). The
-/// rows come in path order, so the registrations are one run of them, found
+/// rows come in tree order, so the registrations are one run of them, found
 /// by a binary search (a big cluster's tree has 30,000 rows, read at each
 /// step).
 pub fn registered_brokers(znodes: &[Rc<ZnodeView>]) -> Vec<i32> {
     const IDS: &str = "/brokers/ids/";
-    let from = znodes.partition_point(|z| z.path.as_str() < IDS);
+    let from = znodes.partition_point(|z| tree_order(&z.path, IDS).is_lt());
     let mut ids: Vec<i32> = znodes[from..]
         .iter()
         .take_while(|z| z.path.starts_with(IDS))

@@ -4,11 +4,11 @@
 //! watch events.
 
 use super::error::KeeperError;
+pub use super::node_hash_map::tree_order;
 use super::node_hash_map::NodeHashMap;
 use super::path;
 use super::stat::{SessionId, Stat, Zxid};
 use std::collections::{BTreeMap, BTreeSet};
-use std::ops::Bound;
 use std::rc::Rc;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -126,16 +126,15 @@ impl DataTree {
         self.nodes.is_empty()
     }
 
-    /// Every node, in path order.
+    /// Every node, in tree order ([`tree_order`]: a parent, then its
+    /// children's subtrees by name).
     pub fn iter(&self) -> impl Iterator<Item = (&str, &ZNode)> {
         self.nodes.iter()
     }
 
-    /// The nodes below `path` (not `path` itself), in path order: the keys
-    /// from `path/` up to `path0` ('0' follows '/').
+    /// The nodes below `path` (not `path` itself), in tree order.
     pub fn descendants(&self, path: &str) -> impl Iterator<Item = (&str, &ZNode)> {
-        let (from, to) = (format!("{path}/"), format!("{path}0"));
-        self.nodes.range(&from, Bound::Excluded(&to))
+        self.nodes.subtree(path)
     }
 
     /// The ephemeral paths a session owns, in path order.
@@ -143,33 +142,9 @@ impl DataTree {
         self.ephemerals.get(&session).map(|s| s.iter().cloned().collect()).unwrap_or_default()
     }
 
-    /// The names of `path`'s children, in order: the paths one level below
-    /// it, found in the path-ordered map by skipping each child's subtree.
+    /// The names of `path`'s children, in order.
     pub fn children(&self, path: &str) -> Vec<&str> {
-        let prefix = if path == "/" { "/".to_string() } else { format!("{path}/") };
-        let mut out = Vec::new();
-        let mut from = prefix.clone();
-        loop {
-            let mut skip_to = None;
-            for (key, _) in self.nodes.range(&from, Bound::Unbounded) {
-                let Some(rest) = key.strip_prefix(prefix.as_str()) else { return out };
-                match rest.find('/') {
-                    // `/` itself, when listing the root.
-                    _ if rest.is_empty() => {}
-                    None => out.push(rest),
-                    // A grandchild: the child's subtree ends before
-                    // `prefix + child + '0'` ('0' follows '/').
-                    Some(i) => {
-                        skip_to = Some(format!("{prefix}{}0", &rest[..i]));
-                        break;
-                    }
-                }
-            }
-            match skip_to {
-                Some(next) => from = next,
-                None => return out,
-            }
-        }
+        self.nodes.children(path)
     }
 
     fn check_version(node: &ZNode, version: i32) -> Result<(), KeeperError> {
@@ -188,7 +163,7 @@ impl DataTree {
             return Err(KeeperError::NodeExists);
         }
         // One look-up of the parent and one of the new path; only the
-        // insertion descends the path order.
+        // insertion descends the parent's children.
         let parent_path = path::parent(path);
         let parent = self.nodes.get(parent_path).ok_or(KeeperError::NoNode)?;
         let full = if mode.sequential { format!("{path}{:010}", parent.child_creations) } else { path.to_string() };

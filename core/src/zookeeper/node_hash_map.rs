@@ -7,24 +7,83 @@
 //! each new log reads its topic's config (issue 9). A hash look-up reads the
 //! path once.
 //!
-//! The path order that listings, views and dumps need is kept beside the
-//! index, in an ordered map of the same paths to their slots: only a create
-//! or a delete pays a descent of it.
+//! Each node also keeps its children by name, as the real `DataNode` does:
+//! listings, views and dumps walk the tree from the root, a parent before
+//! its subtree and children in name order ([`tree_order`]). A create or a
+//! delete pays one insertion into its parent's children, whose names are
+//! short.
 
 use super::data_tree::ZNode;
-use std::collections::BTreeMap;
+use super::path;
+use std::borrow::Borrow;
+use std::cmp::Ordering;
+use std::collections::{btree_map, BTreeMap};
 use std::fmt;
-use std::ops::Bound;
 use std::rc::Rc;
 
 /// An empty bucket of the index.
 const EMPTY: u32 = u32::MAX;
 
-/// A node and its path, in its slot.
+/// A node and its path, in its slot, with its children's slots by name.
 #[derive(Clone)]
 struct Slot {
     path: Rc<str>,
     node: ZNode,
+    children: BTreeMap<Name, u32>,
+}
+
+/// A child's name: the last segment of its path, which it shares.
+#[derive(Clone)]
+struct Name {
+    path: Rc<str>,
+    start: u32,
+}
+
+impl Name {
+    fn of(path: &Rc<str>) -> Name {
+        let start = path.bytes().rposition(|b| b == b'/').map_or(0, |i| i + 1);
+        Name { path: path.clone(), start: start as u32 }
+    }
+
+    fn as_str(&self) -> &str {
+        &self.path[self.start as usize..]
+    }
+}
+
+impl Borrow<str> for Name {
+    fn borrow(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl PartialEq for Name {
+    fn eq(&self, other: &Name) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
+impl Eq for Name {}
+
+impl PartialOrd for Name {
+    fn partial_cmp(&self, other: &Name) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Name {
+    fn cmp(&self, other: &Name) -> Ordering {
+        self.as_str().cmp(other.as_str())
+    }
+}
+
+/// The order the tree is listed in: a parent before its subtree, siblings
+/// by name — the paths compared segment by segment, that is bytewise with
+/// '/' before every other byte. (Plain byte order would put `/t-x` between
+/// `/t` and `/t/partitions`, and a topic's partitions under the next
+/// topic's in the browser's tree.)
+pub fn tree_order(a: &str, b: &str) -> Ordering {
+    let rank = |c: u8| if c == b'/' { 0 } else { u16::from(c) + 1 };
+    a.bytes().map(rank).cmp(b.bytes().map(rank))
 }
 
 /// One bucket of the index: a slot, with the top half of its path's hash,
@@ -46,8 +105,9 @@ pub struct NodeHashMap {
     /// Open addressing with linear probing, at most half full; its length
     /// is zero or a power of two.
     index: Vec<Bucket>,
-    /// Every path in path order, with its slot.
-    order: BTreeMap<Rc<str>, u32>,
+    len: usize,
+    /// The slot of `/`, the root of every walk.
+    root: Option<u32>,
 }
 
 /// The top half of the path's hash: eight bytes at a time, each word mixed
@@ -71,11 +131,11 @@ pub(super) fn tag(path: &str) -> u32 {
 
 impl NodeHashMap {
     pub fn len(&self) -> usize {
-        self.order.len()
+        self.len
     }
 
     pub fn is_empty(&self) -> bool {
-        self.order.is_empty()
+        self.len == 0
     }
 
     /// The bucket a tag starts probing at: its top bits, which depend on
@@ -126,25 +186,36 @@ impl NodeHashMap {
         self.slots[slot as usize].as_mut().map(|s| &mut s.node)
     }
 
-    /// Adds a node at a path that has none (the caller has checked).
+    /// Adds a node at a path that has none, below a parent that exists
+    /// (the caller has checked both; `/` has no parent).
     pub fn insert_new(&mut self, path: &str, node: ZNode) {
         let path: Rc<str> = Rc::from(path);
+        let parent = if &*path == "/" { None } else { self.slot_of(path::parent(&path)) };
+        let entry = Slot { path: path.clone(), node, children: BTreeMap::new() };
         let slot = match self.free.pop() {
             Some(i) => {
-                self.slots[i as usize] = Some(Slot { path: path.clone(), node });
+                self.slots[i as usize] = Some(entry);
                 i
             }
             None => {
-                self.slots.push(Some(Slot { path: path.clone(), node }));
+                self.slots.push(Some(entry));
                 (self.slots.len() - 1) as u32
             }
         };
-        let t = tag(&path);
-        self.order.insert(path, slot);
-        if self.order.len() * 2 > self.index.len() {
+        match parent.and_then(|p| self.slots[p as usize].as_mut()) {
+            Some(p) => {
+                p.children.insert(Name::of(&path), slot);
+            }
+            None if &*path == "/" => self.root = Some(slot),
+            // No parent: found by its path, but in no walk (DataTree
+            // creates a node only below an existing one).
+            None => {}
+        }
+        self.len += 1;
+        if self.len * 2 > self.index.len() {
             self.grow();
         }
-        self.place(Bucket { tag: t, slot });
+        self.place(Bucket { tag: tag(&path), slot });
     }
 
     /// Puts a bucket at the first vacant place from its home.
@@ -167,11 +238,20 @@ impl NodeHashMap {
         }
     }
 
+    /// Takes out a node that has no children (the caller has checked).
     pub fn remove(&mut self, path: &str) -> Option<ZNode> {
         let at = self.find(path, tag(path))?;
         let slot = self.index[at].slot;
         self.vacate(at);
-        self.order.remove(path);
+        if path != "/" {
+            if let Some(parent) = self.slot_of(path::parent(path)).and_then(|p| self.slots[p as usize].as_mut()) {
+                parent.children.remove(path::name(path));
+            }
+        }
+        if self.root == Some(slot) {
+            self.root = None;
+        }
+        self.len -= 1;
         self.free.push(slot);
         self.slots[slot as usize].take().map(|s| s.node)
     }
@@ -198,14 +278,56 @@ impl NodeHashMap {
         self.index[at] = VACANT;
     }
 
-    /// Every node, in path order.
-    pub fn iter(&self) -> impl Iterator<Item = (&str, &ZNode)> {
-        self.order.iter().filter_map(|(p, i)| Some((&**p, &self.slots[*i as usize].as_ref()?.node)))
+    /// Every node, in [`tree_order`].
+    pub fn iter(&self) -> Walk<'_> {
+        Walk { map: self, first: self.root, stack: Vec::new() }
     }
 
-    /// The nodes with paths in `[from, to)`, in path order.
-    pub fn range<'a>(&'a self, from: &str, to: Bound<&str>) -> impl Iterator<Item = (&'a str, &'a ZNode)> {
-        self.order.range::<str, _>((Bound::Included(from), to)).filter_map(|(p, i)| Some((&**p, &self.slots[*i as usize].as_ref()?.node)))
+    /// The nodes below `path` (not `path` itself), in [`tree_order`].
+    pub fn subtree(&self, path: &str) -> Walk<'_> {
+        let stack = self.slot(path).map(|s| vec![s.children.values()]).unwrap_or_default();
+        Walk { map: self, first: None, stack }
+    }
+
+    /// The names of `path`'s children, in order.
+    pub fn children(&self, path: &str) -> Vec<&str> {
+        self.slot(path).map(|s| s.children.keys().map(Name::as_str).collect()).unwrap_or_default()
+    }
+
+    fn slot(&self, path: &str) -> Option<&Slot> {
+        self.slots[self.slot_of(path)? as usize].as_ref()
+    }
+}
+
+/// A walk of the tree, depth first: each node, then its children's
+/// subtrees in name order.
+pub struct Walk<'a> {
+    map: &'a NodeHashMap,
+    first: Option<u32>,
+    stack: Vec<btree_map::Values<'a, Name, u32>>,
+}
+
+impl<'a> Iterator for Walk<'a> {
+    type Item = (&'a str, &'a ZNode);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let slot = match self.first.take() {
+            Some(s) => s,
+            None => loop {
+                let top = self.stack.last_mut()?;
+                match top.next() {
+                    Some(s) => break *s,
+                    None => {
+                        self.stack.pop();
+                    }
+                }
+            },
+        };
+        let s = self.map.slots[slot as usize].as_ref()?;
+        if !s.children.is_empty() {
+            self.stack.push(s.children.values());
+        }
+        Some((&s.path, &s.node))
     }
 }
 
@@ -235,11 +357,16 @@ mod tests {
     }
 
     /// Inserts and removes in an order that forces probing chains and
-    /// backward shifts, checking every path against a plain ordered map.
+    /// backward shifts, checking every path against a plain ordered map,
+    /// and the walk against the paths sorted in tree order.
     #[test]
     fn agrees_with_an_ordered_map_through_inserts_and_removals() {
         let mut map = NodeHashMap::default();
         let mut model: BTreeMap<String, i32> = BTreeMap::new();
+        for p in ["/", "/brokers", "/brokers/topics", "/brokers/topics/t", "/brokers/topics/t-x", "/brokers/topics/t/partitions"] {
+            map.insert_new(p, node(-1));
+            model.insert(p.to_string(), -1);
+        }
         let mut x: u64 = 7;
         for step in 0..20_000 {
             x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
@@ -262,15 +389,31 @@ mod tests {
         }
         assert_eq!(map.len(), model.len());
         let listed: Vec<(&str, i32)> = map.iter().map(|(p, n)| (p, n.stat.version)).collect();
-        let expected: Vec<(&str, i32)> = model.iter().map(|(p, v)| (p.as_str(), *v)).collect();
+        let mut expected: Vec<(&str, i32)> = model.iter().map(|(p, v)| (p.as_str(), *v)).collect();
+        expected.sort_by(|a, b| tree_order(a.0, b.0));
         assert_eq!(listed, expected);
+        let below: Vec<&str> = map.subtree("/brokers/topics/t").map(|(p, _)| p).collect();
+        let expected_below: Vec<&str> = expected.iter().map(|(p, _)| *p).filter(|p| p.starts_with("/brokers/topics/t/")).collect();
+        assert_eq!(below, expected_below);
+        assert_eq!(map.children("/brokers/topics"), ["t", "t-x"]);
         assert!(map.get("/brokers/topics/t/partitions/3000").is_none());
-        assert!(!map.contains_key("/brokers"));
+        assert!(!map.contains_key("/zookeeper"));
+    }
+
+    /// A parent comes before its subtree, and its subtree before a
+    /// sibling whose name extends its own (`t`, `t/partitions`, `t-x`).
+    #[test]
+    fn tree_order_lists_a_subtree_before_the_next_sibling() {
+        let mut paths = ["/t-x", "/t/p", "/t", "/t.y/z", "/t0", "/", "/t/p/0", "/t-x/p"];
+        paths.sort_by(|a, b| tree_order(a, b));
+        assert_eq!(paths, ["/", "/t", "/t/p", "/t/p/0", "/t-x", "/t-x/p", "/t.y/z", "/t0"]);
     }
 
     #[test]
     fn equal_whatever_the_slots() {
         let (mut a, mut b) = (NodeHashMap::default(), NodeHashMap::default());
+        a.insert_new("/", node(0));
+        b.insert_new("/", node(0));
         a.insert_new("/x", node(1));
         a.insert_new("/y", node(2));
         b.insert_new("/z", node(9));

@@ -91,7 +91,7 @@ impl PartialEq for Shared {
 }
 
 /// Which nodes to draw: not under a collapsed node, and within the sibling
-/// cap of their parent. Znodes come in path order, a parent before its
+/// cap of their parent. Znodes come in tree order, a parent before its
 /// subtree, so the ancestors of the node at hand are a stack, each with its
 /// number of children and how many of them are drawn (maps of every path
 /// were most of this walk over a big cluster's 30,000 znodes).
@@ -454,7 +454,7 @@ mod tests {
     use super::*;
 
     /// A tree with `/` and `/wide` holding `n` children, each with a child
-    /// of its own, as the view lists them (path order, parents first).
+    /// of its own, as the view lists them (tree order, parents first).
     fn wide(n: usize) -> Drawn {
         let node = |path: &str, children: usize| {
             Rc::new(ZnodeView {
@@ -476,7 +476,7 @@ mod tests {
         let mut znodes = vec![node("/", 2), node("/after", 0)];
         znodes.push(node("/wide", n));
         znodes.extend(paths.iter().map(|p| node(p, usize::from(!p.ends_with("leaf")))));
-        znodes.sort_by(|a, b| a.path.cmp(&b.path));
+        znodes.sort_by(|a, b| kzsim::zookeeper::data_tree::tree_order(&a.path, &b.path));
         Drawn {
             znodes: Shared(Rc::new(znodes)),
             collapsed: BTreeSet::new(),
