@@ -29,7 +29,89 @@ const EMPTY: u32 = u32::MAX;
 struct Slot {
     path: Rc<str>,
     node: ZNode,
-    children: BTreeMap<Name, u32>,
+    children: Children,
+}
+
+/// Up to this many children stay in a sorted vector.
+const FEW_CHILDREN: usize = 32;
+
+/// A node's children's slots by name: a sorted vector while they are few —
+/// most nodes have none or one (a partition's `state`), and a B-tree's
+/// smallest node holds room for eleven — a B-tree beyond (a topic's
+/// `partitions` has thousands).
+#[derive(Clone, Default)]
+enum Children {
+    #[default]
+    None,
+    Few(Vec<(Name, u32)>),
+    Many(BTreeMap<Name, u32>),
+}
+
+impl Children {
+    fn is_empty(&self) -> bool {
+        match self {
+            Children::None => true,
+            Children::Few(v) => v.is_empty(),
+            Children::Many(m) => m.is_empty(),
+        }
+    }
+
+    fn insert(&mut self, name: Name, slot: u32) {
+        match self {
+            Children::None => *self = Children::Few(vec![(name, slot)]),
+            Children::Few(v) if v.len() < FEW_CHILDREN => match v.binary_search_by(|(n, _)| n.cmp(&name)) {
+                Ok(i) => v[i].1 = slot,
+                Err(i) => v.insert(i, (name, slot)),
+            },
+            Children::Few(v) => {
+                let mut m: BTreeMap<Name, u32> = std::mem::take(v).into_iter().collect();
+                m.insert(name, slot);
+                *self = Children::Many(m);
+            }
+            Children::Many(m) => {
+                m.insert(name, slot);
+            }
+        }
+    }
+
+    fn remove(&mut self, name: &str) {
+        match self {
+            Children::None => {}
+            Children::Few(v) => {
+                if let Ok(i) = v.binary_search_by(|(n, _)| n.as_str().cmp(name)) {
+                    v.remove(i);
+                }
+            }
+            Children::Many(m) => {
+                m.remove(name);
+            }
+        }
+    }
+
+    fn iter(&self) -> ChildIter<'_> {
+        match self {
+            Children::None => ChildIter::Few([].iter()),
+            Children::Few(v) => ChildIter::Few(v.iter()),
+            Children::Many(m) => ChildIter::Many(m.iter()),
+        }
+    }
+}
+
+/// A node's children in name order, with their slots.
+enum ChildIter<'a> {
+    Few(std::slice::Iter<'a, (Name, u32)>),
+    Many(btree_map::Iter<'a, Name, u32>),
+}
+
+impl<'a> Iterator for ChildIter<'a> {
+    type Item = (&'a Name, u32);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        match self {
+            ChildIter::Few(i) => i.next().map(|(n, s)| (n, *s)),
+            ChildIter::Many(i) => i.next().map(|(n, s)| (n, *s)),
+        }
+    }
 }
 
 /// A child's name: the last segment of its path, which it shares.
@@ -191,7 +273,7 @@ impl NodeHashMap {
     pub fn insert_new(&mut self, path: &str, node: ZNode) {
         let path: Rc<str> = Rc::from(path);
         let parent = if &*path == "/" { None } else { self.slot_of(path::parent(&path)) };
-        let entry = Slot { path: path.clone(), node, children: BTreeMap::new() };
+        let entry = Slot { path: path.clone(), node, children: Children::None };
         let slot = match self.free.pop() {
             Some(i) => {
                 self.slots[i as usize] = Some(entry);
@@ -285,13 +367,13 @@ impl NodeHashMap {
 
     /// The nodes below `path` (not `path` itself), in [`tree_order`].
     pub fn subtree(&self, path: &str) -> Walk<'_> {
-        let stack = self.slot(path).map(|s| vec![s.children.values()]).unwrap_or_default();
+        let stack = self.slot(path).map(|s| vec![s.children.iter()]).unwrap_or_default();
         Walk { map: self, first: None, stack }
     }
 
     /// The names of `path`'s children, in order.
     pub fn children(&self, path: &str) -> Vec<&str> {
-        self.slot(path).map(|s| s.children.keys().map(Name::as_str).collect()).unwrap_or_default()
+        self.slot(path).map(|s| s.children.iter().map(|(n, _)| n.as_str()).collect()).unwrap_or_default()
     }
 
     fn slot(&self, path: &str) -> Option<&Slot> {
@@ -304,7 +386,7 @@ impl NodeHashMap {
 pub struct Walk<'a> {
     map: &'a NodeHashMap,
     first: Option<u32>,
-    stack: Vec<btree_map::Values<'a, Name, u32>>,
+    stack: Vec<ChildIter<'a>>,
 }
 
 impl<'a> Iterator for Walk<'a> {
@@ -316,7 +398,7 @@ impl<'a> Iterator for Walk<'a> {
             None => loop {
                 let top = self.stack.last_mut()?;
                 match top.next() {
-                    Some(s) => break *s,
+                    Some((_, s)) => break s,
                     None => {
                         self.stack.pop();
                     }
@@ -325,7 +407,7 @@ impl<'a> Iterator for Walk<'a> {
         };
         let s = self.map.slots[slot as usize].as_ref()?;
         if !s.children.is_empty() {
-            self.stack.push(s.children.values());
+            self.stack.push(s.children.iter());
         }
         Some((&s.path, &s.node))
     }
@@ -398,6 +480,33 @@ mod tests {
         assert_eq!(map.children("/brokers/topics"), ["t", "t-x"]);
         assert!(map.get("/brokers/topics/t/partitions/3000").is_none());
         assert!(!map.contains_key("/zookeeper"));
+    }
+
+    /// Children stay in name order as they grow past the vector's room
+    /// into a B-tree, and as they are removed from either.
+    #[test]
+    fn children_in_name_order_few_or_many() {
+        let mut map = NodeHashMap::default();
+        map.insert_new("/", node(0));
+        map.insert_new("/p", node(0));
+        let mut names: Vec<String> = Vec::new();
+        for i in (0..2 * FEW_CHILDREN).rev() {
+            let name = format!("c{i}");
+            map.insert_new(&format!("/p/{name}"), node(0));
+            names.push(name);
+            if i == FEW_CHILDREN + 3 {
+                map.remove("/p/c40");
+                names.retain(|n| n != "c40");
+            }
+            names.sort();
+            assert_eq!(map.children("/p"), names);
+        }
+        for n in ["c0", "c63", "c7"] {
+            map.remove(&format!("/p/{n}"));
+            names.retain(|m| m != n);
+        }
+        assert_eq!(map.children("/p"), names);
+        assert_eq!(map.iter().count(), 2 + names.len());
     }
 
     /// A parent comes before its subtree, and its subtree before a
