@@ -519,7 +519,7 @@ fn znodes(sim: &Sim, previous_zxid: i64, deleted: &BTreeSet<String>, before: Opt
             } else {
                 ""
             };
-            while before.next_if(|row| tree_order(&row.path, path).is_lt()).is_some() {}
+            while before.next_if(|row| row.path != path && tree_order(&row.path, path).is_lt()).is_some() {}
             if let Some(row) = before.next_if(|row| row.path == path) {
                 if row.stat == n.stat && row.change == change && row.watchers == watchers && row.owner == owner {
                     return row.clone();
