@@ -277,8 +277,14 @@ impl NodeHashMap {
     }
 
     /// Adds a node at a path that has none, below a parent that exists
-    /// (the caller has checked both; `/` has no parent).
+    /// (the caller has checked both; `/` has no parent). A node without
+    /// its parent is found by its path but in no walk.
     pub fn insert_new(&mut self, path: &str, node: ZNode) {
+        // Should the caller be wrong, the node is replaced, as a map would.
+        if let Some(s) = self.slot_of(path).and_then(|i| self.slots[i as usize].as_mut()) {
+            s.node = node;
+            return;
+        }
         let path: Rc<str> = Rc::from(path);
         let parent = if &*path == "/" { None } else { self.slot_of(path::parent(&path)) };
         let entry = Slot { path: path.clone(), node, children: Children::None };
@@ -524,6 +530,20 @@ mod tests {
         let mut paths = ["/t-x", "/t/p", "/t", "/t.y/z", "/t0", "/", "/t/p/0", "/t-x/p"];
         paths.sort_by(|a, b| tree_order(a, b));
         assert_eq!(paths, ["/", "/t", "/t/p", "/t/p/0", "/t-x", "/t-x/p", "/t.y/z", "/t0"]);
+    }
+
+    /// A second insertion at a path replaces its node: one entry, one
+    /// child, as a map would keep.
+    #[test]
+    fn inserting_at_a_taken_path_replaces_the_node() {
+        let mut map = NodeHashMap::default();
+        map.insert_new("/", node(0));
+        map.insert_new("/a", node(1));
+        map.insert_new("/a", node(2));
+        assert_eq!(map.len(), 2);
+        assert_eq!(map.children("/"), ["a"]);
+        assert_eq!(map.get("/a").map(|n| n.stat.version), Some(2));
+        assert_eq!(map.iter().count(), 2);
     }
 
     #[test]
