@@ -123,7 +123,7 @@ struct Name {
 
 impl Name {
     fn of(path: &Rc<str>) -> Name {
-        let start = path.bytes().rposition(|b| b == b'/').map_or(0, |i| i + 1);
+        let start = path.len() - path::name(path).len();
         Name { path: path.clone(), start: start as u32 }
     }
 

@@ -80,7 +80,8 @@ pub fn parent(path: &str) -> &str {
 
 /// The last segment of a valid non-root path (`/a/b` → `b`).
 pub fn name(path: &str) -> &str {
-    path.rsplit('/').next().unwrap_or("")
+    // By bytes, as `parent`: every create names its node among its siblings.
+    path.bytes().rposition(|b| b == b'/').map_or(path, |i| &path[i + 1..])
 }
 
 /// `/` + `child` → `/child`; `/a` + `child` → `/a/child`.

@@ -92,6 +92,39 @@ impl WatchedPaths {
     fn may_hold(&self, path: &str) -> bool {
         self.0.get(Self::bucket(path)).is_some_and(|n| *n > 0)
     }
+
+    /// `path`'s entry in `table`, counted when it is new. The three
+    /// methods below are the only ways the tables gain or lose a path, so
+    /// the counts stay exact.
+    fn entry<'a, V: Default>(&mut self, table: &'a mut BTreeMap<String, V>, path: &str) -> &'a mut V {
+        table.entry(path.to_string()).or_insert_with(|| {
+            self.add(path);
+            V::default()
+        })
+    }
+
+    /// `path`'s entry taken out of `table`, no longer counted; a path no
+    /// bucket counts is not searched for.
+    fn take<V>(&mut self, table: &mut BTreeMap<String, V>, path: &str) -> Option<V> {
+        if !self.may_hold(path) {
+            return None;
+        }
+        let taken = table.remove(path)?;
+        self.remove(path);
+        Some(taken)
+    }
+
+    /// Keeps the entries of `table` that `keep` (which may change them)
+    /// says to keep, no longer counting the others.
+    fn retain<V>(&mut self, table: &mut BTreeMap<String, V>, mut keep: impl FnMut(&mut V) -> bool) {
+        table.retain(|path, v| {
+            let kept = keep(v);
+            if !kept {
+                self.remove(path);
+            }
+            kept
+        });
+    }
 }
 
 impl PartialEq for WatchManager {
@@ -123,48 +156,24 @@ impl WatchManager {
 
     fn data_watch(&mut self, path: &str, session: SessionId) -> &mut DataWatchKinds {
         self.revision += 1;
-        let filter = &mut self.filter;
-        self.data
-            .entry(path.to_string())
-            .or_insert_with(|| {
-                filter.add(path);
-                BTreeMap::new()
-            })
-            .entry(session)
-            .or_default()
+        self.filter.entry(&mut self.data, path).entry(session).or_default()
     }
 
     pub fn add_child_watch(&mut self, path: &str, session: SessionId) {
         self.revision += 1;
-        let filter = &mut self.filter;
-        self.child
-            .entry(path.to_string())
-            .or_insert_with(|| {
-                filter.add(path);
-                BTreeSet::new()
-            })
-            .insert(session);
+        self.filter.entry(&mut self.child, path).insert(session);
     }
 
     /// A session's connection is gone (close or expiry): its watches go too.
     pub fn remove_session(&mut self, session: SessionId) {
         self.revision += 1;
-        let filter = &mut self.filter;
-        self.data.retain(|path, m| {
+        self.filter.retain(&mut self.data, |m| {
             m.remove(&session);
-            let kept = !m.is_empty();
-            if !kept {
-                filter.remove(path);
-            }
-            kept
+            !m.is_empty()
         });
-        self.child.retain(|path, s| {
+        self.filter.retain(&mut self.child, |s| {
             s.remove(&session);
-            let kept = !s.is_empty();
-            if !kept {
-                filter.remove(path);
-            }
-            kept
+            !s.is_empty()
         });
     }
 
@@ -207,11 +216,7 @@ impl WatchManager {
     }
 
     fn fire_data(&mut self, path: &str, event: EventType, out: &mut Vec<Notification>) -> BTreeSet<SessionId> {
-        if !self.filter.may_hold(path) {
-            return BTreeSet::new();
-        }
-        let Some(watchers) = self.data.remove(path) else { return BTreeSet::new() };
-        self.filter.remove(path);
+        let Some(watchers) = self.filter.take(&mut self.data, path) else { return BTreeSet::new() };
         for session in watchers.keys() {
             out.push(Notification { session: *session, event, path: path.to_string() });
         }
@@ -219,11 +224,7 @@ impl WatchManager {
     }
 
     fn fire_child(&mut self, path: &str, event: EventType, suppress: &BTreeSet<SessionId>, out: &mut Vec<Notification>) {
-        if !self.filter.may_hold(path) {
-            return;
-        }
-        let Some(watchers) = self.child.remove(path) else { return };
-        self.filter.remove(path);
+        let Some(watchers) = self.filter.take(&mut self.child, path) else { return };
         for session in watchers {
             if !suppress.contains(&session) {
                 out.push(Notification { session, event, path: path.to_string() });
