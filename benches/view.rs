@@ -78,4 +78,15 @@ fn main() {
     }
     report("seek to a random step", &mut seeks);
     report("view after the seek", &mut after);
+    // perf.mjs's seeks, one by one: `KZ_BENCH_SEEKS=2607,3809,…`.
+    if let Ok(list) = std::env::var("KZ_BENCH_SEEKS") {
+        for to in list.split(',').filter_map(|s| s.trim().parse::<u64>().ok()) {
+            let from = sandbox.position();
+            let seek = ms(|| sandbox.seek(to));
+            let view = ms(|| {
+                black_box(sandbox.view_window(&page));
+            });
+            println!("seek {from:>6} → {to:>6}: {seek:>7.2} ms, then the view {view:>6.2} ms");
+        }
+    }
 }
