@@ -32,7 +32,10 @@ pub fn assign_replicas_rack_unaware(partitions: i32, rf: i32, brokers: &[BrokerI
             shift += 1;
         }
         let first = (p as usize + start) % n;
-        let mut replicas = vec![brokers[first]];
+        // Allocated at its size, at most one replica per broker (a topic's
+        // 10,000 lists grown one replica at a time were copied twice each).
+        let mut replicas = Vec::with_capacity((rf as usize).clamp(1, n));
+        replicas.push(brokers[first]);
         for j in 0..(rf as usize).saturating_sub(1) {
             let s = 1 + (shift + j) % (n - 1).max(1);
             replicas.push(brokers[(first + s) % n]);

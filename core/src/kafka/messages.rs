@@ -29,7 +29,7 @@ pub enum Errors {
 }
 
 /// Per partition in a LeaderAndIsr request.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LeaderAndIsrPartitionState {
     pub topic: crate::scenario::Topic,
     pub partition: i32,
@@ -39,14 +39,60 @@ pub struct LeaderAndIsrPartitionState {
     pub isr: BrokerIds,
     pub zk_version: i32,
     pub replicas: BrokerIds,
-    pub adding_replicas: BrokerIds,
-    pub removing_replicas: BrokerIds,
+    /// `addingReplicas` and `removingReplicas`.
+    pub reassigning: Reassigning,
     pub is_new: bool,
 }
 
 impl LeaderAndIsrPartitionState {
     pub fn tp(&self) -> TopicPartition {
         TopicPartition { topic: self.topic.clone(), partition: self.partition }
+    }
+}
+
+/// Serialised as Kafka's request spells it, the two lists as two fields.
+impl Serialize for LeaderAndIsrPartitionState {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut st = s.serialize_struct("LeaderAndIsrPartitionState", 11)?;
+        st.serialize_field("topic", &self.topic)?;
+        st.serialize_field("partition", &self.partition)?;
+        st.serialize_field("controller_epoch", &self.controller_epoch)?;
+        st.serialize_field("leader", &self.leader)?;
+        st.serialize_field("leader_epoch", &self.leader_epoch)?;
+        st.serialize_field("isr", &self.isr)?;
+        st.serialize_field("zk_version", &self.zk_version)?;
+        st.serialize_field("replicas", &self.replicas)?;
+        st.serialize_field("adding_replicas", self.reassigning.adding())?;
+        st.serialize_field("removing_replicas", self.reassigning.removing())?;
+        st.serialize_field("is_new", &self.is_new)?;
+        st.end()
+    }
+}
+
+/// A partition's adding and removing replicas, kept out of line: only a
+/// partition being reassigned has any, and the states of a LeaderAndIsr
+/// request are many (a failover of 100,000 partitions of RF 3 sends
+/// 300,000). Inline, the two empty lists were 48 of each state's 136 bytes;
+/// here they are one pointer, null when both are empty (issue 9).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Reassigning(Option<Box<[BrokerIds; 2]>>);
+
+impl Reassigning {
+    pub fn new(adding: &BrokerIds, removing: &BrokerIds) -> Reassigning {
+        if adding.is_empty() && removing.is_empty() {
+            Reassigning(None)
+        } else {
+            Reassigning(Some(Box::new([adding.clone(), removing.clone()])))
+        }
+    }
+
+    pub fn adding(&self) -> &[BrokerId] {
+        self.0.as_ref().map_or(&[], |l| &l[0])
+    }
+
+    pub fn removing(&self) -> &[BrokerId] {
+        self.0.as_ref().map_or(&[], |l| &l[1])
     }
 }
 
@@ -156,4 +202,39 @@ pub enum ControlResponse {
     UpdateMetadata { error: Errors },
     StopReplica { error: Errors, partition_errors: BTreeMap<TopicPartition, Errors> },
     ControlledShutdown { error: Errors, remaining: Vec<TopicPartition> },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_leader_and_isr_state_keeps_its_reassignment_out_of_line() {
+        // 136 bytes with the two lists inline (on a 64-bit target).
+        assert!(std::mem::size_of::<LeaderAndIsrPartitionState>() <= 96);
+        let none = Reassigning::new(&BrokerIds::new(), &BrokerIds::new());
+        assert_eq!(none, Reassigning::default());
+        let some = Reassigning::new(&[4].into(), &[1, 2].into());
+        assert_eq!((some.adding(), some.removing()), (&[4][..], &[1, 2][..]));
+    }
+
+    #[test]
+    fn a_leader_and_isr_state_serialises_both_lists_as_kafka_names_them() {
+        let state = LeaderAndIsrPartitionState {
+            topic: "t".into(),
+            partition: 0,
+            controller_epoch: 1,
+            leader: 1,
+            leader_epoch: 2,
+            isr: [1].into(),
+            zk_version: 3,
+            replicas: [1, 4].into(),
+            reassigning: Reassigning::new(&[4].into(), &BrokerIds::new()),
+            is_new: false,
+        };
+        assert_eq!(
+            serde_json::to_string(&state).unwrap(),
+            r#"{"topic":"t","partition":0,"controller_epoch":1,"leader":1,"leader_epoch":2,"isr":[1],"zk_version":3,"replicas":[1,4],"adding_replicas":[4],"removing_replicas":[],"is_new":false}"#
+        );
+    }
 }

@@ -177,6 +177,10 @@ struct Order<'a> {
     slots: std::slice::Iter<'a, (Topic, u32)>,
     /// The slot being listed, and its positions still to come.
     current: Option<(usize, InOrder<'a>)>,
+    /// How many positions are still to come: what is collected from a map
+    /// is allocated once, at its size (a failover collects lists of every
+    /// partition, which grown by doubling were copied a dozen times).
+    remaining: usize,
 }
 
 impl Iterator for Order<'_> {
@@ -186,6 +190,7 @@ impl Iterator for Order<'_> {
         loop {
             if let Some((slot, positions)) = &mut self.current {
                 if let Some(i) = positions.next() {
+                    self.remaining -= 1;
                     return Some((*slot, i));
                 }
             }
@@ -193,7 +198,13 @@ impl Iterator for Order<'_> {
             self.current = Some((slot, self.index.slots[slot].in_order()));
         }
     }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.remaining, Some(self.remaining))
+    }
 }
+
+impl ExactSizeIterator for Order<'_> {}
 
 impl SlotIndex {
     /// Natively inlined into each map's look-ups: a big run makes millions
@@ -300,13 +311,14 @@ impl SlotIndex {
 
     /// Every position, in `TopicPartition` order.
     fn order(&self) -> Order<'_> {
-        Order { index: self, slots: self.topics.iter(), current: None }
+        Order { index: self, slots: self.topics.iter(), current: None, remaining: self.len }
     }
 
     /// The topic's positions in partition order.
     fn topic(&self, topic: &str) -> Order<'_> {
         let current = self.slot_named(topic).map(|slot| (slot as usize, self.slots[slot as usize].in_order()));
-        Order { index: self, slots: [].iter(), current }
+        let remaining = current.as_ref().map_or(0, |(slot, _)| self.slots[*slot].count as usize);
+        Order { index: self, slots: [].iter(), current, remaining }
     }
 }
 
@@ -533,6 +545,13 @@ mod tests {
             if i % 250 == 0 {
                 assert!(map.iter().eq(model.iter()));
                 assert!(map.topic("y").eq(model.iter().filter(|(k, _)| k.topic == "y")));
+                // The sizes the iterators tell, all along (collections are allocated by them).
+                let (mut all, y) = (map.iter(), model.keys().filter(|k| k.topic == "y").count());
+                assert_eq!(map.topic("y").size_hint(), (y, Some(y)));
+                for left in (0..=model.len()).rev() {
+                    assert_eq!(all.size_hint(), (left, Some(left)));
+                    all.next();
+                }
             }
         }
         assert!(map.iter().eq(model.iter()));

@@ -6,7 +6,8 @@
 
 use super::context::ControllerContext;
 use crate::kafka::messages::{
-    ControlRequest, LeaderAndIsrPartitionState, StopReplicaPartitionState, UpdateMetadataPartitionState, UpdateMetadataPartitions,
+    ControlRequest, LeaderAndIsrPartitionState, Reassigning, StopReplicaPartitionState, UpdateMetadataPartitionState,
+    UpdateMetadataPartitions,
 };
 use crate::kafka::partition_map::PartitionMap;
 use crate::kafka::zk_data::{LeaderIsrAndControllerEpoch, ReplicaAssignment, LEADER_DURING_DELETE};
@@ -158,8 +159,7 @@ impl RequestBatch {
                 isr: l.isr.clone(),
                 zk_version: l.zk_version,
                 replicas: assignment.replicas.clone(),
-                adding_replicas: assignment.adding.clone(),
-                removing_replicas: assignment.removing.clone(),
+                reassigning: Reassigning::new(&assignment.adding, &assignment.removing),
                 is_new,
             });
         }
@@ -356,8 +356,7 @@ mod tests {
             isr: [1].into(),
             zk_version: 0,
             replicas: [1].into(),
-            adding_replicas: Default::default(),
-            removing_replicas: Default::default(),
+            reassigning: Default::default(),
             is_new,
         }
     }

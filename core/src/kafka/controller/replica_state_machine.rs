@@ -57,7 +57,14 @@ impl KafkaController {
             return Ok(());
         }
         self.batch.clear();
-        let mut by_broker: SmallMap<BrokerId, Vec<TopicPartition>> = SmallMap::new();
+        // Each broker's list made at its size (a failover's lists are each
+        // broker's thousands of replicas, which grown by doubling were
+        // copied a dozen times).
+        let mut counts: SmallMap<BrokerId, usize> = SmallMap::new();
+        for (_, b) in replicas {
+            *counts.entry(*b).or_default() += 1;
+        }
+        let mut by_broker: SmallMap<BrokerId, Vec<TopicPartition>> = counts.iter().map(|(b, n)| (*b, Vec::with_capacity(*n))).collect();
         for (tp, b) in replicas {
             by_broker.entry(*b).or_default().push(tp.clone());
         }
@@ -83,7 +90,7 @@ impl KafkaController {
         // The partitions with their states before the change. The states of
         // partitions listed twice (a hostile assignment) are read again when
         // used, as the first change of one changes what the second sees.
-        let mut valid = Vec::new();
+        let mut valid = Vec::with_capacity(tps.len());
         let distinct = tps.windows(2).all(|w| w[0] < w[1]);
         for tp in tps {
             let cur = self.ctx.replica_state_of(tp, b);
