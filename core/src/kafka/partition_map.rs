@@ -76,7 +76,10 @@ struct Positions {
     /// topic of the controller's maps, whose partitions come in order — and
     /// a look-up reads no index: the index of a topic of 10,000 partitions
     /// is 40 KB, and reading it first was a cache miss of its own on each
-    /// of a failover's million look-ups (issue 9).
+    /// of a failover's million look-ups (issue 9). It follows from
+    /// `shuffled`, `sparse` and `last`, but every look-up asks, and one
+    /// flag is cheaper to ask than three fields (derived, the run of 100,000
+    /// partitions took 75 M instructions more).
     gapped: bool,
 }
 
