@@ -14,6 +14,7 @@ pub mod kafka_zk_client;
 pub mod log_config;
 pub mod messages;
 pub mod partition_map;
+pub mod partition_set;
 pub mod sanitizer;
 pub mod server;
 pub mod zk_data;

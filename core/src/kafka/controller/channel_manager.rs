@@ -10,6 +10,7 @@ use crate::kafka::messages::{
     UpdateMetadataPartitions,
 };
 use crate::kafka::partition_map::PartitionMap;
+use crate::kafka::partition_set::PartitionSet;
 use crate::kafka::zk_data::{LeaderIsrAndControllerEpoch, ReplicaAssignment, LEADER_DURING_DELETE};
 use crate::kafka::BrokerId;
 use crate::scenario::TopicPartition;
@@ -84,19 +85,20 @@ impl ControllerChannelManager {
 
 /// `ControllerBrokerRequestBatch`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-/// The LeaderAndIsr states and UpdateMetadata partitions are kept in the
-/// order they are added, a partition perhaps more than once, and put in
-/// `TopicPartition` order, each once, when the batch is built: a failover
-/// adds every replica, for each broker in order, so adding is a push and
-/// building rarely sorts (a look-up per replica in a map of partitions, and
-/// the walk of the maps to send them, were a fifth of the failover). The
+/// The LeaderAndIsr states are kept in the order they are added, a
+/// partition perhaps more than once, and put in `TopicPartition` order,
+/// each once, when the batch is built: a failover adds every replica, for
+/// each broker in order, so adding is a push and building rarely sorts (a
+/// look-up per replica in a map of partitions, and the walk of the maps to
+/// send them, were a fifth of the failover). The UpdateMetadata partitions
+/// are a [`PartitionSet`], a bit each, which comes out in order. The
 /// per-broker lists are small maps by broker id, so the requests are built
 /// broker by broker in sending order, with no sort of their own.
 pub struct RequestBatch {
     leader_and_isr: SmallMap<BrokerId, Vec<LeaderAndIsrPartitionState>>,
     stop_replica: SmallMap<BrokerId, PartitionMap<StopReplicaPartitionState>>,
     update_metadata_brokers: SmallSet<BrokerId>,
-    update_metadata_partitions: Vec<TopicPartition>,
+    update_metadata_partitions: PartitionSet,
     /// The context's `live_brokers_version` when every live broker was last
     /// seen among `update_metadata_brokers`: until the live set changes,
     /// adding them again adds nothing (a failover would otherwise walk the
@@ -178,14 +180,14 @@ impl RequestBatch {
             }
             self.live_covered = Some(ctx.live_brokers_version());
         }
-        self.update_metadata_partitions.push(tp.clone());
+        self.update_metadata_partitions.insert(tp);
     }
 
     /// `addUpdateMetadataRequestForBrokers`. (It only adds recipients, so
     /// the live brokers covered stay covered.)
     pub fn add_update_metadata(&mut self, brokers: &[BrokerId], partitions: &[TopicPartition]) {
         self.update_metadata_brokers.extend(brokers.iter().copied().filter(|b| *b >= 0));
-        self.update_metadata_partitions.extend_from_slice(partitions);
+        self.update_metadata_partitions.extend(partitions);
     }
 
     /// `addStopReplicaRequestForBrokers`.
@@ -217,12 +219,8 @@ impl RequestBatch {
         let live = ctx.live_or_shutting_down();
         let mut out = Vec::new();
         let mut batch = std::mem::take(self);
-        let mut listed = std::mem::take(&mut batch.update_metadata_partitions);
-        if !listed.is_sorted() {
-            listed.sort();
-        }
-        listed.dedup();
-        let partitions = listed.iter().filter_map(|tp| update_metadata_state(ctx, tp)).map(Rc::new);
+        let listed = std::mem::take(&mut batch.update_metadata_partitions);
+        let partitions = listed.iter().filter_map(|tp| update_metadata_state(ctx, &tp)).map(Rc::new);
         let partitions = UpdateMetadataPartitions::new(sized(listed.len(), partitions));
         let live_brokers: Rc<Vec<_>> = Rc::new(ctx.live_brokers().values().map(|(info, _)| info.clone()).collect());
         // Per broker in id order, its LeaderAndIsr, then its UpdateMetadata,
