@@ -55,13 +55,11 @@ struct SlotIndex {
     len: usize,
 }
 
-/// One topic's positions. For `0 <= p < DENSE`, `dense[p]` is partition
-/// `p`'s position (or [`NONE`]): four bytes per partition number, so that a
-/// broker hosting a few of a topic's partitions keeps no room for the
-/// others. The other numbers are in `sparse`.
+/// One topic's positions. For `0 <= p < DENSE` they are in [`Dense`]; the
+/// other numbers are in `sparse`.
 #[derive(Clone, Debug, Default)]
 struct Positions {
-    dense: Vec<u32>,
+    dense: Dense,
     sparse: BTreeMap<i32, u32>,
     /// Entries in the slot: the position of the next one.
     count: u32,
@@ -69,18 +67,102 @@ struct Positions {
     /// the one before it in partition order (positions are then in
     /// partition order, and the slot is listed without its index).
     last: Option<i32>,
-    /// The positions are no longer known to be in partition order.
-    shuffled: bool,
     /// Some entry's position is not its partition number. Until then the
     /// slot holds partitions `0..count` at positions `0..count` — every
     /// topic of the controller's maps, whose partitions come in order — and
     /// a look-up reads no index: the index of a topic of 10,000 partitions
     /// is 40 KB, and reading it first was a cache miss of its own on each
     /// of a failover's million look-ups (issue 9). It follows from
-    /// `shuffled`, `sparse` and `last`, but every look-up asks, and one
-    /// flag is cheaper to ask than three fields (derived, the run of 100,000
-    /// partitions took 75 M instructions more).
+    /// the other fields, but every look-up asks, and one flag is cheaper to
+    /// ask than three fields (derived, the run of 100,000 partitions took
+    /// 75 M instructions more).
     gapped: bool,
+}
+
+/// Where partitions `0..DENSE` are among a slot's entries.
+#[derive(Clone, Debug)]
+enum Dense {
+    /// While the entries came in partition order (so a partition's position
+    /// is the count of entries before it): a bit per partition number, and
+    /// per word of 64 bits the position of its first entry. A broker hosts
+    /// a few hundred of a topic's 10,000 partitions; an index of every
+    /// number was 40 KB of each broker's every topic, 31 MB of a
+    /// 100,000-partition cluster, where these are 2 KB (issue 9).
+    Ranked { bits: Vec<u64>, first: Vec<u32> },
+    /// An entry came out of partition order, or one was removed (the last
+    /// entry took its place): `index[p]` is partition `p`'s position, or
+    /// [`NONE`].
+    Indexed(Vec<u32>),
+}
+
+impl Default for Dense {
+    fn default() -> Dense {
+        Dense::Ranked { bits: Vec::new(), first: Vec::new() }
+    }
+}
+
+impl Dense {
+    #[inline]
+    fn get(&self, p: i32) -> Option<u32> {
+        match self {
+            Dense::Ranked { bits, first } => {
+                let w = p as usize / 64;
+                let (word, bit) = (*bits.get(w)?, 1u64 << (p % 64));
+                let at = *first.get(w)?;
+                (word & bit != 0).then(|| at + (word & (bit - 1)).count_ones())
+            }
+            Dense::Indexed(index) => index.get(p as usize).copied().filter(|i| *i != NONE),
+        }
+    }
+
+    /// Partition `p`, which has no position, gets `position`: in a
+    /// `Ranked`, `p` comes after every partition there and `position` after
+    /// every entry.
+    fn add(&mut self, p: i32, position: u32) {
+        let p = p as usize;
+        match self {
+            Dense::Ranked { bits, first } => {
+                if bits.len() <= p / 64 {
+                    bits.resize(p / 64 + 1, 0);
+                    first.resize(p / 64 + 1, position);
+                }
+                bits[p / 64] |= 1 << (p % 64);
+            }
+            Dense::Indexed(index) => {
+                if index.len() <= p {
+                    index.resize(p + 1, NONE);
+                }
+                index[p] = position;
+            }
+        }
+    }
+
+    /// Made an index of every number, from the bits if they are what
+    /// there is.
+    fn make_indexed(&mut self) {
+        let Dense::Ranked { bits, first } = self else { return };
+        let top = bits.iter().rposition(|w| *w != 0).map_or(0, |w| w * 64 + 64 - bits[w].leading_zeros() as usize);
+        let mut index = vec![NONE; top];
+        for (w, (&word, &at)) in bits.iter().zip(first.iter()).enumerate() {
+            let (mut rest, mut position) = (word, at);
+            while rest != 0 {
+                index[w * 64 + rest.trailing_zeros() as usize] = position;
+                position += 1;
+                rest &= rest - 1;
+            }
+        }
+        *self = Dense::Indexed(index);
+    }
+
+    /// Sets partition `p`'s place in the index (made first).
+    fn set(&mut self, p: i32, position: u32) {
+        self.make_indexed();
+        if let Dense::Indexed(index) = self {
+            if let Some(i) = index.get_mut(p as usize) {
+                *i = position;
+            }
+        }
+    }
 }
 
 impl Positions {
@@ -90,7 +172,7 @@ impl Positions {
             return u32::try_from(p).ok().filter(|p| *p < self.count);
         }
         if (0..DENSE).contains(&p) {
-            self.dense.get(p as usize).copied().filter(|i| *i != NONE)
+            self.dense.get(p)
         } else {
             self.sparse.get(&p).copied()
         }
@@ -99,30 +181,29 @@ impl Positions {
     /// Partition `p`'s position and `false`, or if it has none, the next
     /// position, now its, and `true`.
     fn get_or_add(&mut self, p: i32) -> (u32, bool) {
-        let next = self.count;
-        let place = if (0..DENSE).contains(&p) {
-            if self.dense.len() <= p as usize {
-                self.dense.resize(p as usize + 1, NONE);
-            }
-            &mut self.dense[p as usize]
-        } else {
-            self.sparse.entry(p).or_insert(NONE)
-        };
-        if *place != NONE {
-            return (*place, false);
+        if let Some(i) = self.get(p) {
+            return (i, false);
         }
-        *place = next;
+        let next = self.count;
+        if self.last.is_some_and(|last| p < last) {
+            self.dense.make_indexed();
+        }
+        if (0..DENSE).contains(&p) {
+            self.dense.add(p, next);
+        } else {
+            self.sparse.insert(p, next);
+        }
         self.gapped |= u32::try_from(p) != Ok(next);
         self.count += 1;
-        self.shuffled |= self.last.is_some_and(|last| p < last);
         self.last = Some(p);
         (next, true)
     }
 
-    /// Sets partition `p`'s position (it has one).
+    /// Sets partition `p`'s position (it has one, and the positions are
+    /// shuffled: a swap-remove made this call).
     fn set(&mut self, p: i32, position: u32) {
         if (0..DENSE).contains(&p) {
-            self.dense[p as usize] = position;
+            self.dense.set(p, position);
         } else {
             self.sparse.insert(p, position);
         }
@@ -131,15 +212,15 @@ impl Positions {
     /// Forgets partition `p`'s position: the entry there is to be
     /// swap-removed, which may move the last one out of partition order.
     fn take(&mut self, p: i32) -> Option<u32> {
-        let taken = if (0..DENSE).contains(&p) {
-            let slot = self.dense.get_mut(p as usize).filter(|i| **i != NONE)?;
-            Some(std::mem::replace(slot, NONE))
+        let had = self.get(p)?;
+        self.gapped = true;
+        if (0..DENSE).contains(&p) {
+            self.dense.set(p, NONE);
         } else {
-            self.sparse.remove(&p)
-        };
-        self.shuffled |= taken.is_some();
-        self.gapped |= taken.is_some();
-        taken
+            self.dense.make_indexed();
+            self.sparse.remove(&p);
+        }
+        Some(had)
     }
 
     /// The positions in partition order. Entries that came in partition
@@ -149,10 +230,12 @@ impl Positions {
     /// isr-expiration and checkpoint tasks walk every hosted partition).
     /// Otherwise the negative numbers, the indexed ones, the big ones.
     fn in_order(&self) -> InOrder<'_> {
-        if !self.shuffled {
-            return InOrder::Kept(0..self.count as usize);
+        match &self.dense {
+            Dense::Ranked { .. } => InOrder::Kept(0..self.count as usize),
+            Dense::Indexed(index) => {
+                InOrder::Indexed { below: self.sparse.range(..0), dense: index.iter(), above: self.sparse.range(DENSE..) }
+            }
         }
-        InOrder::Indexed { below: self.sparse.range(..0), dense: self.dense.iter(), above: self.sparse.range(DENSE..) }
     }
 }
 
@@ -561,6 +644,41 @@ mod tests {
             let expected = ((0..100).contains(&p) && p != 3 || p == 150).then_some(&p);
             assert_eq!(map.get(&tp("t", p)), expected);
         }
+    }
+
+    #[test]
+    fn a_few_partitions_in_order_are_found_by_their_bits_then_by_an_index() {
+        let (mut map, mut model) = (PartitionMap::default(), BTreeMap::new());
+        // As a broker hosts them: a few of the topic's, in order (a negative
+        // number from a hostile znode first, a big one last).
+        let hosted: Vec<i32> = [-7].into_iter().chain((0..10_000).filter(|p| p % 17 == 3 || p % 64 == 63)).chain([DENSE + 5]).collect();
+        for (i, p) in hosted.iter().enumerate() {
+            map.insert(tp("t", *p), i);
+            model.insert(tp("t", *p), i);
+        }
+        let t = &map.index.slots[map.index.slot_named("t").unwrap() as usize];
+        assert!(matches!(t.dense, Dense::Ranked { .. }));
+        let agree = |map: &PartitionMap<usize>, model: &BTreeMap<TopicPartition, usize>| {
+            for p in (-10..10_100).chain([DENSE + 5, DENSE + 6, i32::MIN, i32::MAX]) {
+                assert_eq!(map.get(&tp("t", p)), model.get(&tp("t", p)), "partition {p}");
+            }
+            assert!(map.iter().eq(model.iter()));
+        };
+        agree(&map, &model);
+        // One out of order: the bits become an index of every number.
+        map.insert(tp("t", 5), 99);
+        model.insert(tp("t", 5), 99);
+        let t = &map.index.slots[map.index.slot_named("t").unwrap() as usize];
+        assert!(matches!(t.dense, Dense::Indexed(_)));
+        agree(&map, &model);
+        // A removal from a topic still in order makes the index too.
+        let (mut map2, mut model2) = (PartitionMap::default(), BTreeMap::new());
+        for p in [1, 40, 64, 200] {
+            map2.insert(tp("t", p), p as usize);
+            model2.insert(tp("t", p), p as usize);
+        }
+        assert_eq!(map2.remove(&tp("t", 40)), model2.remove(&tp("t", 40)));
+        agree(&map2, &model2);
     }
 
     #[test]
