@@ -210,8 +210,9 @@ mod tests {
 
     #[test]
     fn a_leader_and_isr_state_keeps_its_reassignment_out_of_line() {
-        // 136 bytes with the two lists inline (on a 64-bit target).
-        assert!(std::mem::size_of::<LeaderAndIsrPartitionState>() <= 96);
+        // 136 bytes with the two lists inline (on a 64-bit target); 72
+        // since the lists of brokers and the topic's name are thinner.
+        assert!(std::mem::size_of::<LeaderAndIsrPartitionState>() <= 72);
         let none = Reassigning::new(&BrokerIds::new(), &BrokerIds::new());
         assert_eq!(none, Reassigning::default());
         let some = Reassigning::new(&[4].into(), &[1, 2].into());
