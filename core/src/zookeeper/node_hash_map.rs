@@ -38,13 +38,16 @@ const FEW_CHILDREN: usize = 32;
 /// A node's children's slots by name: a sorted vector while they are few —
 /// most nodes have none or one (a partition's `state`), and a B-tree's
 /// smallest node holds room for eleven — a B-tree beyond (a topic's
-/// `partitions` has thousands).
+/// `partitions` has thousands). The B-tree boxed: the few nodes with many
+/// children pay a hop, and every slot is 8 bytes smaller (the enum is a
+/// `Vec`'s 24 bytes, its tag in the vector's spare values).
 #[derive(Clone, Default)]
 enum Children {
     #[default]
     None,
     Few(Vec<(Name, u32)>),
-    Many(BTreeMap<Name, u32>),
+    #[allow(clippy::box_collection)]
+    Many(Box<BTreeMap<Name, u32>>),
 }
 
 impl Children {
@@ -66,7 +69,7 @@ impl Children {
             Children::Few(v) => {
                 let mut m: BTreeMap<Name, u32> = std::mem::take(v).into_iter().collect();
                 m.insert(name, slot);
-                *self = Children::Many(m);
+                *self = Children::Many(Box::new(m));
             }
             Children::Many(m) => {
                 m.insert(name, slot);
@@ -462,6 +465,12 @@ impl fmt::Debug for NodeHashMap {
 mod tests {
     use super::*;
     use crate::zookeeper::Stat;
+
+    #[test]
+    #[cfg(target_pointer_width = "64")]
+    fn a_nodes_children_take_a_vectors_room() {
+        assert_eq!(std::mem::size_of::<Children>(), std::mem::size_of::<Vec<(Name, u32)>>());
+    }
 
     fn node(version: i32) -> ZNode {
         ZNode { data: Vec::new(), stat: Stat { version, ..Stat::default() }, child_creations: 0 }
