@@ -10,8 +10,7 @@ use crate::small_map::SmallMap;
 use crate::trace::Detail;
 use crate::trace::Record;
 use crate::zookeeper::server::SessionEnd;
-use crate::zookeeper::{CreateMode, KeeperError, Notification, Request, Response, SessionId, Stat, ZkResult, ZooKeeper};
-use serde_json::Value;
+use crate::zookeeper::{CreateMode, KeeperError, Notification, Request, Response, SessionId, ZkResult, ZooKeeper};
 
 /// zkCli's default session timeout.
 pub const DEFAULT_TIMEOUT_MS: u64 = 30_000;
@@ -82,8 +81,7 @@ impl Console {
                 .with("ok", &true)
                 .with("session", &session_hex(session))
                 .with("session_id", &session)
-                .with("timeout_ms", &negotiated)
-                .into(),
+                .with("timeout_ms", &negotiated),
         });
     }
 
@@ -196,11 +194,6 @@ fn base_detail(op: &ConsoleOp) -> Detail {
     d
 }
 
-/// A stat in the trace's camelCase shape.
-pub fn stat_json(stat: &Stat) -> Value {
-    serde_json::to_value(stat).unwrap_or(Value::Null)
-}
-
 fn verb_line(op: &ConsoleOp) -> String {
     match op_path(op) {
         Some(p) => format!("{} {p}", op.name()),
@@ -212,7 +205,7 @@ fn error_record(name: &str, op: &ConsoleOp, e: KeeperError) -> Record {
     let mut d = base_detail(op);
     d.put("ok", &false);
     d.put("error", &e.name());
-    Record { actor: name.into(), kind: "zk-result", summary: format!("{} → {e}", verb_line(op)), source: source_of(op), detail: d.into() }
+    Record { actor: name.into(), kind: "zk-result", summary: format!("{} → {e}", verb_line(op)), source: source_of(op), detail: d }
 }
 
 fn end_record(name: &str, op: &ConsoleOp, session: SessionId, result: Result<(), KeeperError>) -> Record {
@@ -228,7 +221,7 @@ fn end_record(name: &str, op: &ConsoleOp, session: SessionId, result: Result<(),
                 kind: "zk-result",
                 summary: format!("session {} {what}; its ephemeral znodes are deleted", session_hex(session)),
                 source: source_of(op),
-                detail: d.into(),
+                detail: d,
             }
         }
     }
@@ -250,11 +243,11 @@ fn result_record(name: &str, op: &ConsoleOp, result: &ZkResult, zk: &ZooKeeper) 
         }
         Response::Data { data, stat } => {
             d.put("data", &String::from_utf8_lossy(data));
-            d.set("stat", stat_json(stat));
+            d.put("stat", stat);
             format!("{} → {:?} (version {})", verb_line(op), String::from_utf8_lossy(data), stat.version)
         }
         Response::Exists { stat } => {
-            d.set("stat", stat_json(stat));
+            d.put("stat", stat);
             format!("{} → version {}, {} children", verb_line(op), stat.version, stat.num_children)
         }
         Response::Children { children, .. } => {
@@ -265,7 +258,7 @@ fn result_record(name: &str, op: &ConsoleOp, result: &ZkResult, zk: &ZooKeeper) 
         Response::Deleted => format!("{} → deleted", verb_line(op)),
         Response::Checked | Response::Multi(_) => format!("{} → ok", verb_line(op)),
     };
-    Record { actor: name.into(), kind: "zk-result", summary, source: source_of(op), detail: d.into() }
+    Record { actor: name.into(), kind: "zk-result", summary, source: source_of(op), detail: d }
 }
 
 /// The trace record for a watch event reaching a console session.
@@ -275,7 +268,7 @@ pub fn watch_record(name: &str, n: &Notification) -> Record {
         kind: "watch-event",
         summary: format!("{} {}", n.event.name(), n.path),
         source: "WatchManager.triggerWatch",
-        detail: Detail::new().with("type", &n.event.name()).with("path", &n.path).into(),
+        detail: Detail::new().with("type", &n.event.name()).with("path", &n.path),
     }
 }
 

@@ -3,7 +3,7 @@
 //! Kafka (or ZooKeeper) method the step mirrors.
 
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 /// A recorded step, as one JSON line of `--trace`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -15,7 +15,7 @@ pub struct TraceEntry {
     pub kind: String,
     pub summary: String,
     pub source: String,
-    pub detail: Value,
+    pub detail: Detail,
 }
 
 impl TraceEntry {
@@ -33,7 +33,7 @@ pub struct Record {
     pub kind: &'static str,
     pub summary: String,
     pub source: &'static str,
-    pub detail: Value,
+    pub detail: Detail,
 }
 
 /// Every step reached so far — or, after [`Trace::forget`], the steps since.
@@ -95,21 +95,41 @@ impl Trace {
     }
 }
 
-/// A step's detail as it is built: a JSON object whose keys come in the order
-/// they are given (the `--trace` line lists them so), a key given again
-/// keeping its place.
+/// A step's detail: a JSON object, kept as the compact text its `--trace`
+/// line shows, its keys in the order they were given.
 ///
-/// It makes what `json!({...})` makes, through the same serialisation, but
-/// `json!` writes out at every key the making of the key, the serialisation
-/// with its error path and the dropping of the value the key had: for the
-/// hundreds of details the simulator writes, many kilobytes of the browser's
-/// download (issue 9). Here a key is one call, compiled once per value type.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Detail(Map<String, Value>);
+/// Built key by key, each value serialised straight into the text: a
+/// detail is written at nearly every step, and a big cluster's timeline
+/// holds tens of thousands of them. Kept as a `serde_json::Value` — a map
+/// with its index, a string per key, a node per value — a detail took four
+/// to five times the memory of its text and a dozen allocations, most of a
+/// long run's memory and a fifth of its time in the allocator (issue 9);
+/// read back only for the few steps the page shows ([`Detail::value`]).
+/// `json!` would also write out at every key the making of the key and its
+/// error path: for the hundreds of details the simulator writes, many
+/// kilobytes of the browser's download. Here a key is one call, compiled
+/// once per value type.
+///
+/// Invariant: the bytes are always one complete JSON value in serde_json's
+/// compact form (`null` for a step recorded without a detail).
+#[derive(Clone, PartialEq, Eq)]
+pub struct Detail(Vec<u8>);
+
+impl Default for Detail {
+    fn default() -> Detail {
+        Detail::new()
+    }
+}
 
 impl Detail {
+    /// An object with no keys yet.
     pub fn new() -> Detail {
-        Detail::default()
+        Detail(b"{}".to_vec())
+    }
+
+    /// No detail: `null`, as a step nobody reads is recorded.
+    pub fn none() -> Detail {
+        Detail(b"null".to_vec())
     }
 
     /// The detail with `key`, and `value` as `json!` writes it.
@@ -119,42 +139,263 @@ impl Detail {
         self
     }
 
-    /// The detail with `key`: `value` (another detail, or a value already built).
+    /// The detail with `key`: `value` (a value already built).
     #[inline]
     pub fn with_value(mut self, key: &str, value: impl Into<Value>) -> Detail {
         self.set(key, value.into());
         self
     }
 
+    /// Adds `key` with `value` serialised as `json!` would (`null` for the
+    /// one value serde_json refuses: a map whose keys are not strings). A
+    /// key is given once: the object is written as it is built.
     #[inline(never)]
     pub fn put<T: Serialize + ?Sized>(&mut self, key: &str, value: &T) {
-        // Serialising the simulator's values cannot fail (the one error is
-        // a map whose keys are not strings).
-        self.set(key, serde_json::to_value(value).unwrap_or(Value::Null));
+        debug_assert!(self.0.first() == Some(&b'{'), "a key added to a detail that is not an object: {self:?}");
+        debug_assert!(!self.value().as_object().is_some_and(|o| o.contains_key(key)), "the key {key:?} given twice to {self:?}");
+        self.0.pop();
+        if self.0.len() > 1 {
+            self.0.push(b',');
+        }
+        // A key is a plain string: it cannot fail to serialise.
+        let _ = serde_json::to_writer(&mut self.0, key);
+        self.0.push(b':');
+        let at = self.0.len();
+        if serde_json::to_writer(&mut self.0, value).is_err() {
+            self.0.truncate(at);
+            self.0.extend_from_slice(b"null");
+        }
+        self.0.push(b'}');
     }
 
     pub fn set(&mut self, key: &str, value: Value) {
-        self.0.insert(key.to_owned(), value);
+        self.put(key, &value);
     }
 
-    pub fn get(&self, key: &str) -> Option<&Value> {
-        self.0.get(key)
+    /// The compact JSON text.
+    pub fn as_str(&self) -> &str {
+        // Only serde_json's output and ASCII punctuation are ever written.
+        std::str::from_utf8(&self.0).unwrap_or("null")
     }
 
-    pub fn contains(&self, key: &str) -> bool {
-        self.0.contains_key(key)
+    /// The detail read back as a value, for the steps a page shows.
+    pub fn value(&self) -> Value {
+        serde_json::from_slice(&self.0).unwrap_or(Value::Null)
+    }
+
+    /// The value at `key` of the object, read without building the rest
+    /// (the rest is skipped over): for a reader after one key of details
+    /// that may be long, such as a LeaderAndIsr's list of partitions.
+    pub fn get(&self, key: &str) -> Option<Value> {
+        self.get_in(&[key])
+    }
+
+    /// The value at a path of keys (`["request", "type"]`), read as
+    /// [`Detail::get`] reads one.
+    pub fn get_in(&self, path: &[&str]) -> Option<Value> {
+        use serde::de::DeserializeSeed;
+        FindKey(path).deserialize(&mut serde_json::Deserializer::from_slice(&self.0)).ok().flatten()
+    }
+
+    pub fn is_null(&self) -> bool {
+        self.0 == b"null"
+    }
+
+    /// Gives back the room the text grew into while it was built: an entry
+    /// of the trace keeps its detail for as long as the timeline lives.
+    pub fn shrink_to_fit(&mut self) {
+        self.0.shrink_to_fit();
     }
 }
 
-/// As the object it is (a detail inside a list of another's).
+impl std::fmt::Debug for Detail {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// As the JSON it is, copied into the output as written (inside another
+/// detail, or a `--trace` line).
 impl Serialize for Detail {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        self.0.serialize(s)
+        let raw: &serde_json::value::RawValue = serde_json::from_str(self.as_str()).map_err(serde::ser::Error::custom)?;
+        raw.serialize(s)
     }
 }
 
-impl From<Detail> for Value {
-    fn from(d: Detail) -> Value {
-        Value::Object(d.0)
+/// Any JSON value (a `--trace` line read back), kept in compact form
+/// whatever the spacing of the text it came from.
+impl<'de> Deserialize<'de> for Detail {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Detail, D::Error> {
+        Value::deserialize(d).map(Detail::from)
+    }
+}
+
+impl From<Value> for Detail {
+    fn from(v: Value) -> Detail {
+        Detail(serde_json::to_vec(&v).unwrap_or_else(|_| b"null".to_vec()))
+    }
+}
+
+/// [`Detail::get_in`]: visits an object's keys, keeping the value at the
+/// path's first (looked into further for the rest of the path).
+struct FindKey<'p>(&'p [&'p str]);
+
+impl<'de> serde::de::DeserializeSeed<'de> for FindKey<'_> {
+    type Value = Option<Value>;
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Option<Value>, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for FindKey<'_> {
+    type Value = Option<Value>;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Option<Value>, A::Error> {
+        let Some((first, rest)) = self.0.split_first() else { return Ok(None) };
+        let mut found = None;
+        while let Some(is) = map.next_key_seed(KeyIs(first))? {
+            if !is || found.is_some() {
+                map.next_value::<serde::de::IgnoredAny>()?;
+            } else if rest.is_empty() {
+                found = Some(map.next_value::<Value>()?);
+            } else {
+                found = map.next_value_seed(FindKey(rest))?;
+            }
+        }
+        Ok(found)
+    }
+
+    // Anything but an object has no keys.
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Option<Value>, A::Error> {
+        while seq.next_element::<serde::de::IgnoredAny>()?.is_some() {}
+        Ok(None)
+    }
+
+    fn visit_unit<E: serde::de::Error>(self) -> Result<Option<Value>, E> {
+        Ok(None)
+    }
+
+    fn visit_bool<E: serde::de::Error>(self, _: bool) -> Result<Option<Value>, E> {
+        Ok(None)
+    }
+
+    fn visit_i64<E: serde::de::Error>(self, _: i64) -> Result<Option<Value>, E> {
+        Ok(None)
+    }
+
+    fn visit_u64<E: serde::de::Error>(self, _: u64) -> Result<Option<Value>, E> {
+        Ok(None)
+    }
+
+    fn visit_f64<E: serde::de::Error>(self, _: f64) -> Result<Option<Value>, E> {
+        Ok(None)
+    }
+
+    fn visit_str<E: serde::de::Error>(self, _: &str) -> Result<Option<Value>, E> {
+        Ok(None)
+    }
+}
+
+/// Whether a key is the one sought, compared where it lies.
+struct KeyIs<'k>(&'k str);
+
+impl<'de> serde::de::DeserializeSeed<'de> for KeyIs<'_> {
+    type Value = bool;
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<bool, D::Error> {
+        d.deserialize_str(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for KeyIs<'_> {
+    type Value = bool;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a key")
+    }
+
+    fn visit_str<E: serde::de::Error>(self, key: &str) -> Result<bool, E> {
+        Ok(key == self.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+    use std::collections::BTreeMap;
+
+    /// The text is what `json!` and serde_json's compact writer make of the
+    /// same keys and values, in the order given.
+    #[test]
+    fn a_detail_is_the_compact_json_of_its_keys_in_order() {
+        let partitions = vec!["t-0".to_string(), "t-1".to_string()];
+        let d =
+            Detail::new().with("zeta", &1).with("alpha", "a \"quoted\" ✓").with("list", &partitions).with_value("v", json!({"b": null}));
+        let expected = json!({"zeta": 1, "alpha": "a \"quoted\" ✓", "list": ["t-0", "t-1"], "v": {"b": null}});
+        assert_eq!(d.as_str(), serde_json::to_string(&expected).unwrap());
+        assert_eq!(d.value(), expected);
+        assert_eq!(Detail::from(expected), d);
+        assert_eq!(Detail::new().as_str(), "{}");
+        assert!(Detail::none().is_null() && Detail::none().value().is_null() && !Detail::new().is_null());
+    }
+
+    /// A value serde_json cannot write (a map keyed by lists) becomes
+    /// `null`, as `json!` made it, and the text stays whole.
+    #[test]
+    fn a_value_that_cannot_be_written_is_null() {
+        let bad: BTreeMap<Vec<u8>, u8> = [(vec![1], 1)].into_iter().collect();
+        let d = Detail::new().with("bad", &bad).with("after", &2);
+        assert_eq!(d.as_str(), r#"{"bad":null,"after":2}"#);
+    }
+
+    #[test]
+    fn one_key_is_read_without_the_rest() {
+        let d = Detail::new()
+            .with("to", &3)
+            .with("request", &json!({"type": "LeaderAndIsr", "partitions": [{"p": 0}, {"p": 1}]}))
+            .with("ok", &true);
+        assert_eq!(d.get("to"), Some(json!(3)));
+        assert_eq!(d.get("ok"), Some(json!(true)));
+        assert_eq!(d.get_in(&["request", "type"]), Some(json!("LeaderAndIsr")));
+        assert_eq!(d.get_in(&["request", "partitions"]).map(|v| v.as_array().map(Vec::len)), Some(Some(2)));
+        assert_eq!(d.get("missing"), None);
+        assert_eq!(d.get_in(&["to", "deeper"]), None);
+        assert_eq!(d.get_in(&[]), None);
+        assert_eq!(Detail::none().get("to"), None);
+        assert_eq!(Detail::from(json!([1, {"to": 2}])).get("to"), None);
+        // A key written with escapes is still found.
+        assert_eq!(Detail::from(serde_json::from_str::<Value>(r#"{"t\u006f":5}"#).unwrap()).get("to"), Some(json!(5)));
+    }
+
+    /// Inside another detail, or as an entry's `--trace` line, a detail is
+    /// copied as the JSON it is; read back, it is compact whatever the
+    /// spacing of the line it came from.
+    #[test]
+    fn a_detail_is_written_as_json_and_read_back_compact() {
+        let inner = Detail::new().with("type", "UpdateMetadata");
+        let outer = Detail::new().with("to", &1).with("request", &inner).with("all", &vec![inner.clone(), Detail::none()]);
+        assert_eq!(outer.as_str(), r#"{"to":1,"request":{"type":"UpdateMetadata"},"all":[{"type":"UpdateMetadata"},null]}"#);
+        let entry = TraceEntry {
+            step: 1,
+            time_ms: 2,
+            actor: "controller".into(),
+            kind: "control-request".into(),
+            summary: "send".into(),
+            source: "X.y".into(),
+            detail: outer.clone(),
+        };
+        let line = entry.to_json_line();
+        assert!(line.ends_with(&format!(r#""detail":{}}}"#, outer.as_str())), "{line}");
+        let spaced = line.replace(r#""to":1"#, r#" "to" : 1 "#);
+        let back: TraceEntry = serde_json::from_str(&spaced).unwrap();
+        assert_eq!(back, entry);
+        assert_eq!(back.to_json_line(), line);
     }
 }

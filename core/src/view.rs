@@ -472,7 +472,7 @@ fn with_states(decoded: &Rc<InZookeeper>, paths: Vec<String>, sim: &Sim) -> (Rc<
 fn deleted_paths(entry: Option<&TraceEntry>) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
     if let Some(e) = entry {
-        let d = &e.detail;
+        let d = e.detail.value();
         if d.get("op").and_then(|v| v.as_str()) == Some("delete") && d.get("ok").and_then(|v| v.as_bool()) == Some(true) {
             if let Some(p) = d.get("path").and_then(|v| v.as_str()) {
                 out.insert(p.to_string());

@@ -93,27 +93,29 @@ pub fn diagram(entries: &[TraceEntry], brokers: &[i32], max: usize) -> Diagram {
             }
         }
     };
-    let str_of = |e: &TraceEntry, key: &str| e.detail.get(key).map(compact).unwrap_or_default();
     let msgs = picked
         .into_iter()
         .map(|(e, kind)| {
             let me = lane(&e.actor);
-            let ok = e.detail.get("ok").and_then(|v| v.as_bool()).unwrap_or(true);
+            // Read key by key: a control request's detail lists its partitions.
+            let d = &e.detail;
+            let str_of = |key: &str| d.get(key).as_ref().map(compact).unwrap_or_default();
+            let ok = d.get("ok").and_then(|v| v.as_bool()).unwrap_or(true);
             let (from, to, label) = match kind {
                 "request" => {
-                    let mut label = format!("{} {}", str_of(e, "op"), str_of(e, "path")).trim().to_string();
+                    let mut label = format!("{} {}", str_of("op"), str_of("path")).trim().to_string();
                     if !ok {
-                        label = format!("{label} → {}", str_of(e, "error"));
+                        label = format!("{label} → {}", str_of("error"));
                     }
                     (me, 0, label)
                 }
-                "watch" => (0, me, format!("{} {}", str_of(e, "type"), str_of(e, "path"))),
+                "watch" => (0, me, format!("{} {}", str_of("type"), str_of("path"))),
                 "control" => {
-                    let to = e.detail.get("to").and_then(|v| v.as_i64()).unwrap_or(-1);
-                    let request = e.detail.get("request").and_then(|r| r.get("type")).map(compact).unwrap_or_else(|| "request".into());
+                    let to = d.get("to").and_then(|v| v.as_i64()).unwrap_or(-1);
+                    let request = d.get_in(&["request", "type"]).as_ref().map(compact).unwrap_or_else(|| "request".into());
                     (me, lane(&format!("broker-{to}")), request)
                 }
-                "session" => (me, 0, format!("session {}", str_of(e, "op"))),
+                "session" => (me, 0, format!("session {}", str_of("op"))),
                 _ => (0, 0, e.summary.chars().take(48).collect()),
             };
             Msg { step: e.step, from, to, label, kind, ok }
@@ -135,7 +137,7 @@ mod tests {
             kind: kind.into(),
             summary: format!("summary {step}"),
             source: "X.y".into(),
-            detail,
+            detail: detail.into(),
         }
     }
 

@@ -6,9 +6,8 @@
 use super::BrokerId;
 use crate::sim::effect::Effects;
 use crate::sim::{Millis, Rng};
-use crate::trace::Record;
+use crate::trace::{Detail, Record};
 use crate::zookeeper::{Notification, ZooKeeper};
-use serde_json::Value;
 
 /// One ZooKeeper round trip from a broker: 1-3 ms on a local network.
 pub const ZK_ROUND_TRIP_US: (u64, u64) = (1_000, 3_000);
@@ -61,7 +60,7 @@ impl<'a> Io<'a> {
 
     /// A step. Counted only, with no record made, when nobody reads the
     /// steps (`kzsim run --quiet` with no trace to write or search).
-    pub fn record(&mut self, actor: &str, kind: &'static str, source: &'static str, summary: String, detail: impl Into<Value>) {
+    pub fn record(&mut self, actor: &str, kind: &'static str, source: &'static str, summary: String, detail: impl Into<Detail>) {
         if !self.steps_read {
             return self.fx.count_step();
         }
@@ -74,7 +73,7 @@ impl<'a> Io<'a> {
     /// every ZooKeeper request and control request was a large share of a
     /// big run. Unread, the step is still recorded (steps are counted and
     /// handed out alike), with an empty summary and a null detail.
-    pub fn record_with<D: Into<Value>>(
+    pub fn record_with<D: Into<Detail>>(
         &mut self,
         actor: &str,
         kind: &'static str,
@@ -82,7 +81,7 @@ impl<'a> Io<'a> {
         build: impl FnOnce() -> (String, D),
     ) {
         if !self.records_read {
-            return self.record(actor, kind, source, String::new(), Value::Null);
+            return self.record(actor, kind, source, String::new(), Detail::none());
         }
         let (summary, detail) = build();
         self.record(actor, kind, source, summary, detail);

@@ -5,12 +5,11 @@
 
 use super::io::Io;
 use super::BrokerId;
-use crate::console::{session_hex, stat_json};
+use crate::console::session_hex;
 use crate::scenario::TopicPartition;
 use crate::small_map::SmallMap;
 use crate::trace::Detail;
 use crate::zookeeper::{CreateMode, EventType, KeeperError, Request, Response, SessionId, Stat, ZkError, ZkResult};
-use serde_json::Value;
 use std::collections::BTreeMap;
 
 /// `ZNodeChildChangeHandler`s Kafka registers, by what they do on a change.
@@ -197,52 +196,60 @@ impl ZooKeeperClient {
     }
 }
 
+/// The request a step shows: a fenced write's real op, behind its check of
+/// `/controller_epoch` (with that check's version), or the request itself.
+fn shown(request: &Request) -> (&Request, Option<i32>) {
+    if let Request::Multi(ops) = request {
+        if let [Request::Check { path, version }, op] = ops.as_slice() {
+            if path == super::zk_data::CONTROLLER_EPOCH {
+                return (op, Some(*version));
+            }
+        }
+    }
+    (request, None)
+}
+
 fn describe(request: &Request) -> Detail {
+    let (request, fenced_by) = shown(request);
     let mut d = Detail::new();
     match request {
         Request::Multi(ops) => {
-            // A fenced write: show the real op, marked as fenced.
-            let fenced = matches!(ops.first(), Some(Request::Check { path, .. }) if path == super::zk_data::CONTROLLER_EPOCH);
-            if let (true, Some(op)) = (fenced && ops.len() == 2, ops.get(1)) {
-                d = describe(op);
-                if let Some(Request::Check { version, .. }) = ops.first() {
-                    d.set("fenced_by_controller_epoch_zk_version", Value::from(*version));
-                }
-            } else {
-                d.set("op", Value::from("multi"));
-                d.set("path", Value::from(request.path()));
-                d.set("ops", Value::from(ops.iter().map(|o| format!("{} {}", o.op_name(), o.path())).collect::<Vec<_>>()));
-            }
+            d.put("op", "multi");
+            d.put("path", request.path());
+            d.put("ops", &ops.iter().map(|o| format!("{} {}", o.op_name(), o.path())).collect::<Vec<_>>());
         }
         Request::Create { path, data, mode } => {
-            d.set("op", Value::from("create"));
-            d.set("path", Value::from(path.as_str()));
-            d.set("mode", Value::from(mode_name(*mode)));
-            d.set("data", Value::from(String::from_utf8_lossy(data)));
+            d.put("op", "create");
+            d.put("path", path);
+            d.put("mode", mode_name(*mode));
+            d.put("data", &String::from_utf8_lossy(data));
         }
         Request::SetData { path, data, version } => {
-            d.set("op", Value::from("set"));
-            d.set("path", Value::from(path.as_str()));
-            d.set("data", Value::from(String::from_utf8_lossy(data)));
-            d.set("version", Value::from(*version));
+            d.put("op", "set");
+            d.put("path", path);
+            d.put("data", &String::from_utf8_lossy(data));
+            d.put("version", version);
         }
         Request::Delete { path, version } => {
-            d.set("op", Value::from("delete"));
-            d.set("path", Value::from(path.as_str()));
-            d.set("version", Value::from(*version));
+            d.put("op", "delete");
+            d.put("path", path);
+            d.put("version", version);
         }
         Request::GetData { path, watch } | Request::Exists { path, watch } | Request::GetChildren { path, watch } => {
-            d.set("op", Value::from(request.op_name()));
-            d.set("path", Value::from(path.as_str()));
+            d.put("op", request.op_name());
+            d.put("path", path);
             if *watch {
-                d.set("watch", Value::from(true));
+                d.put("watch", &true);
             }
         }
         Request::Check { path, version } => {
-            d.set("op", Value::from("check"));
-            d.set("path", Value::from(path.as_str()));
-            d.set("version", Value::from(*version));
+            d.put("op", "check");
+            d.put("path", path);
+            d.put("version", version);
         }
+    }
+    if let Some(version) = fenced_by {
+        d.put("fenced_by_controller_epoch_zk_version", &version);
     }
     d
 }
@@ -261,52 +268,53 @@ fn record_request(io: &mut Io, actor: &str, source: &'static str, request: &Requ
 }
 
 /// A request's step: its summary (`op path → outcome`) and detail.
-fn describe_outcome(request: &Request, result: &ZkResult) -> (String, Value) {
+fn describe_outcome(request: &Request, result: &ZkResult) -> (String, Detail) {
     let mut d = describe(request);
-    let op = d.get("op").and_then(|v| v.as_str()).unwrap_or("").to_string();
-    let path = d.get("path").and_then(|v| v.as_str()).unwrap_or("").to_string();
-    let watch = if d.contains("watch") { " (watch)" } else { "" };
+    let (shown, fenced_by) = shown(request);
+    let (op, path) = (shown.op_name(), shown.path());
+    let watch = match shown {
+        Request::GetData { watch: true, .. } | Request::Exists { watch: true, .. } | Request::GetChildren { watch: true, .. } => " (watch)",
+        _ => "",
+    };
     let outcome = match result {
         Err(e) => {
-            d.set("ok", Value::from(false));
-            d.set("error", Value::from(e.code().name()));
+            d.put("ok", &false);
+            d.put("error", e.code().name());
             if let ZkError::Multi(f) = e {
-                if f.index == 0 && d.contains("fenced_by_controller_epoch_zk_version") {
-                    d.set("controller_moved", Value::from(true));
-                    return (format!("{op} {path} → BadVersion on /controller_epoch: another controller was elected"), d.into());
+                if f.index == 0 && fenced_by.is_some() {
+                    d.put("controller_moved", &true);
+                    return (format!("{op} {path} → BadVersion on /controller_epoch: another controller was elected"), d);
                 }
             }
             e.code().name().to_string()
         }
         Ok(r) => {
-            d.set("ok", Value::from(true));
+            d.put("ok", &true);
             let r = match r {
-                Response::Multi(rs) if d.contains("fenced_by_controller_epoch_zk_version") => {
-                    rs.last().cloned().unwrap_or(Response::Checked)
-                }
+                Response::Multi(rs) if fenced_by.is_some() => rs.last().cloned().unwrap_or(Response::Checked),
                 other => other.clone(),
             };
             match r {
                 Response::Created { path } => {
-                    d.set("created", Value::from(path.as_str()));
+                    d.put("created", &path);
                     format!("created {path}")
                 }
                 Response::Children { children, .. } => {
                     let shown = summarize_list(&children);
-                    d.set("children", Value::from(children));
+                    d.put("children", &children);
                     shown
                 }
                 Response::Data { data, stat } => {
-                    d.set("data", Value::from(String::from_utf8_lossy(&data)));
-                    d.set("stat", stat_json(&stat));
+                    d.put("data", &String::from_utf8_lossy(&data));
+                    d.put("stat", &stat);
                     format!("version {}", stat.version)
                 }
                 Response::Exists { stat } => {
-                    d.set("stat", stat_json(&stat));
+                    d.put("stat", &stat);
                     format!("exists, version {}", stat.version)
                 }
                 Response::SetData { stat } => {
-                    d.set("stat", stat_json(&stat));
+                    d.put("stat", &stat);
                     format!("version {}", stat.version)
                 }
                 Response::Deleted => "deleted".into(),
@@ -314,7 +322,7 @@ fn describe_outcome(request: &Request, result: &ZkResult) -> (String, Value) {
             }
         }
     };
-    (format!("{op} {path}{watch} → {outcome}"), d.into())
+    (format!("{op} {path}{watch} → {outcome}"), d)
 }
 
 fn summarize_list(items: &[String]) -> String {

@@ -12,7 +12,7 @@ use crate::kafka::server::{Broker, ProcessState};
 use crate::kafka::zookeeper_client::ZooKeeperClient;
 use crate::kafka::BrokerId;
 use crate::scenario::Command;
-use crate::trace::Record;
+use crate::trace::{Detail, Record};
 use serde_json::json;
 
 impl Sim {
@@ -191,7 +191,10 @@ impl Sim {
                 ephemerals.len()
             ),
             source: "ZooKeeperServer.expire",
-            detail: json!({"session": session_hex(session), "owner": format!("broker-{id}"), "deleted": ephemerals}),
+            detail: Detail::new()
+                .with("session", &session_hex(session))
+                .with("owner", &format!("broker-{id}"))
+                .with("deleted", &ephemerals),
         });
         self.deliver(notifications, &mut fx);
         fx.schedule(1, Event::Broker { id, incarnation, what: super::event::BrokerEvent::SessionExpired { session } });
@@ -251,7 +254,7 @@ impl Sim {
             kind: "produce",
             summary: format!("produce {messages} records to {tp}: {failure}"),
             source: "KafkaProducer.send",
-            detail: json!({"partition": tp.to_string(), "ok": false, "error": failure}),
+            detail: Detail::new().with("partition", &tp.to_string()).with("ok", &false).with("error", &failure),
         });
         self.apply(fx);
     }

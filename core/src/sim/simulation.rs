@@ -13,10 +13,9 @@ use crate::kafka::server::Broker;
 use crate::kafka::zookeeper_client::ZooKeeperClient;
 use crate::kafka::BrokerId;
 use crate::scenario::ConsoleOp;
-use crate::trace::{Record, TraceEntry};
+use crate::trace::{Detail, Record, TraceEntry};
 use crate::zookeeper::server::SessionEnd;
 use crate::zookeeper::{Notification, SessionId, ZooKeeper};
-use serde_json::json;
 use std::collections::VecDeque;
 
 /// What a ZooKeeper request weighs in [`Sim::work`] against an event or an
@@ -203,8 +202,9 @@ impl Sim {
 
     /// The next step recorded but not yet handed out, stamped with its number.
     pub fn take_step(&mut self) -> Option<TraceEntry> {
-        let (time, r) = self.pending.pop_front()?;
+        let (time, mut r) = self.pending.pop_front()?;
         self.steps += 1;
+        r.detail.shrink_to_fit();
         Some(TraceEntry {
             step: self.steps,
             time_ms: time.as_u64(),
@@ -251,16 +251,7 @@ impl Sim {
         copy.pending = pending
             .iter()
             .map(|(t, r)| {
-                (
-                    *t,
-                    Record {
-                        actor: r.actor.clone(),
-                        kind: r.kind,
-                        summary: String::new(),
-                        source: r.source,
-                        detail: serde_json::Value::Null,
-                    },
-                )
+                (*t, Record { actor: r.actor.clone(), kind: r.kind, summary: String::new(), source: r.source, detail: Detail::none() })
             })
             .collect();
         self.pending = pending;
@@ -441,7 +432,11 @@ impl Sim {
                 ephemerals.len()
             ),
             source: "SessionTrackerImpl.run → ZooKeeperServer.expire",
-            detail: json!({"session": console::session_hex(session), "owner": s.owner, "timeout_ms": s.timeout_ms, "deleted": ephemerals}),
+            detail: Detail::new()
+                .with("session", &console::session_hex(session))
+                .with("owner", &s.owner)
+                .with("timeout_ms", &s.timeout_ms)
+                .with("deleted", &ephemerals),
         });
         self.deliver(notifications, fx);
     }

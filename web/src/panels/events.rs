@@ -31,7 +31,8 @@ pub fn explanation(p: &EventsProps) -> Html {
             </section>
         };
     };
-    let pairs = format::detail_pairs(&e.detail);
+    let detail = e.detail.value();
+    let pairs = format::detail_pairs(&detail);
     html! {
         <section class="kz-panel kz-explain" aria-labelledby="kz-explain-h" data-testid="explanation">
             <h2 id="kz-explain-h" class="kz-panel-title">
@@ -42,7 +43,7 @@ pub fn explanation(p: &EventsProps) -> Html {
                 <span class={classes!("kz-chip", format::actor_class(&e.actor))} translate="no">{ &e.actor }</span>
                 <span class="kz-kind" title={e.kind.clone()}>{ p.lang.word(&e.kind) }</span>
                 <code class="kz-source" translate="no">{ &e.source }</code>
-                if let (Some(n), Some(of)) = (e.detail.get("step").and_then(|v| v.as_u64()), e.detail.get("of").and_then(|v| v.as_u64())) {
+                if let (Some(n), Some(of)) = (detail.get("step").and_then(|v| v.as_u64()), detail.get("of").and_then(|v| v.as_u64())) {
                     <span class="kz-method-step" data-testid="method-step">{ p.lang.step_of(n, of) }</span>
                 }
             </p>

@@ -26,16 +26,20 @@ pub fn recent_writes(entries: &[TraceEntry], position: usize, span: usize) -> BT
     let from = position.saturating_sub(span + 1);
     let to = position.saturating_sub(1).min(entries.len());
     for e in entries.get(from..to).unwrap_or_default() {
-        if !matches!(e.kind.as_str(), "zk-request" | "zk-result") || e.detail.get("ok").and_then(|v| v.as_bool()) != Some(true) {
+        if !matches!(e.kind.as_str(), "zk-request" | "zk-result") {
+            continue;
+        }
+        let detail = e.detail.value();
+        if detail.get("ok").and_then(|v| v.as_bool()) != Some(true) {
             continue;
         }
         let age = position.saturating_sub(e.step as usize);
         let mut paths = Vec::new();
-        match e.detail.get("op").and_then(|v| v.as_str()) {
-            Some("create") => paths.extend(e.detail.get("created").or(e.detail.get("path")).and_then(|v| v.as_str())),
-            Some("set" | "delete") => paths.extend(e.detail.get("path").and_then(|v| v.as_str())),
+        match detail.get("op").and_then(|v| v.as_str()) {
+            Some("create") => paths.extend(detail.get("created").or(detail.get("path")).and_then(|v| v.as_str())),
+            Some("set" | "delete") => paths.extend(detail.get("path").and_then(|v| v.as_str())),
             Some("multi") => paths.extend(
-                e.detail
+                detail
                     .get("ops")
                     .and_then(|v| v.as_array())
                     .into_iter()

@@ -230,7 +230,7 @@ impl KafkaController {
     }
 
     /// Records one sub-step of the event being processed.
-    pub(crate) fn step(&self, cx: &mut Cx, source: &'static str, summary: String, detail: impl Into<Value>) {
+    pub(crate) fn step(&self, cx: &mut Cx, source: &'static str, summary: String, detail: impl Into<Detail>) {
         let actor = self.actor();
         cx.io.record(&actor, "controller-step", source, summary, detail);
     }
@@ -263,7 +263,7 @@ impl KafkaController {
         let actor = self.actor();
         cx.io.record_with(&actor, "control-request", "ControllerChannelManager.RequestSendThread.doWork", || {
             let (summary, detail) = describe_request(&request);
-            (format!("send {summary} to broker {to}"), Detail::new().with("to", &to).with_value("request", detail))
+            (format!("send {summary} to broker {to}"), Detail::new().with("to", &to).with("request", &detail))
         });
         let delay = cx.io.departure_delay_ms();
         cx.io.fx.schedule(

@@ -282,7 +282,7 @@ impl Broker {
             .with("alter_log_dirs_rate", &h.alter_log_dirs_rate)
             .with("leader_replicas", &side(&h.leader_throttled))
             .with("follower_replicas", &side(&h.follower_throttled));
-        (json!(topics), json!(quotas), throttles.into())
+        (json!(topics), json!(quotas), throttles.value())
     }
 }
 
