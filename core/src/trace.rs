@@ -4,6 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use std::borrow::Cow;
 
 /// A recorded step, as one JSON line of `--trace`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -12,9 +13,12 @@ pub struct TraceEntry {
     pub step: u64,
     pub time_ms: u64,
     pub actor: String,
-    pub kind: String,
+    /// Recorded steps name their kind and Kafka method with the simulator's
+    /// own strings (`&'static`), so an entry allocates neither; a trace read
+    /// back from a file owns them.
+    pub kind: Cow<'static, str>,
     pub summary: String,
-    pub source: String,
+    pub source: Cow<'static, str>,
     pub detail: Detail,
 }
 

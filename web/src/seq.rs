@@ -28,7 +28,7 @@ pub struct Diagram {
 /// The message a trace entry draws, if any: request | watch | control |
 /// session | expire.
 fn kind_of(e: &TraceEntry) -> Option<&'static str> {
-    Some(match e.kind.as_str() {
+    Some(match &*e.kind {
         "zk-request" | "zk-result" => "request",
         "watch-event" => "watch",
         "control-request" if e.detail.get("to").is_some() => "control",
@@ -134,7 +134,7 @@ mod tests {
             step,
             time_ms: step * 10,
             actor: actor.into(),
-            kind: kind.into(),
+            kind: kind.to_string().into(),
             summary: format!("summary {step}"),
             source: "X.y".into(),
             detail: detail.into(),

@@ -244,7 +244,7 @@ impl Runner {
                 if described {
                     *held == entry
                 } else {
-                    (&held.actor, held.kind.as_str(), held.time_ms) == (&entry.actor, entry.kind.as_str(), entry.time_ms)
+                    (&held.actor, &*held.kind, held.time_ms) == (&entry.actor, &*entry.kind, entry.time_ms)
                 },
                 "replay diverged at step {}: {held:?} then {entry:?}",
                 entry.step

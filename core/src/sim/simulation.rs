@@ -209,9 +209,9 @@ impl Sim {
             step: self.steps,
             time_ms: time.as_u64(),
             actor: r.actor,
-            kind: r.kind.to_string(),
+            kind: r.kind.into(),
             summary: r.summary,
-            source: r.source.to_string(),
+            source: r.source.into(),
             detail: r.detail,
         })
     }

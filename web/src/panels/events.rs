@@ -280,8 +280,8 @@ impl LogIndex {
             if !self.actors.contains(family) {
                 self.actors.insert(family.to_string());
             }
-            if !self.kinds.contains(&e.kind) {
-                self.kinds.insert(e.kind.clone());
+            if !self.kinds.contains(&*e.kind) {
+                self.kinds.insert(e.kind.to_string());
             }
         }
         self.gathered = trace.len();
@@ -420,7 +420,7 @@ mod tests {
     /// What the index must hold: the choices and kept steps of the whole trace.
     fn from_scratch(trace: &[TraceEntry], actor: &str, kind: &str) -> (BTreeSet<String>, BTreeSet<String>, Vec<u64>) {
         let actors = trace.iter().map(|e| format::actor_family(&e.actor).to_string()).collect();
-        let kinds = trace.iter().map(|e| e.kind.clone()).collect();
+        let kinds = trace.iter().map(|e| e.kind.to_string()).collect();
         let kept = trace
             .iter()
             .filter(|e| (actor.is_empty() || format::actor_family(&e.actor) == actor) && (kind.is_empty() || e.kind == kind))

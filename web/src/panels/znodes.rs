@@ -26,7 +26,7 @@ pub fn recent_writes(entries: &[TraceEntry], position: usize, span: usize) -> BT
     let from = position.saturating_sub(span + 1);
     let to = position.saturating_sub(1).min(entries.len());
     for e in entries.get(from..to).unwrap_or_default() {
-        if !matches!(e.kind.as_str(), "zk-request" | "zk-result") {
+        if !matches!(&*e.kind, "zk-request" | "zk-result") {
             continue;
         }
         let detail = e.detail.value();
