@@ -24,8 +24,26 @@ pub struct TraceEntry {
 
 impl TraceEntry {
     /// The entry as its `--trace` line (compact JSON, keys in a fixed order).
+    /// Written out field by field, the detail copied as the text it is
+    /// (what serde would write of the entry, without reading the detail).
     pub fn to_json_line(&self) -> String {
-        serde_json::to_string(self).unwrap_or_default()
+        let detail = self.detail.as_str();
+        let mut line = Vec::with_capacity(self.summary.len() + detail.len() + 160);
+        line.extend_from_slice(b"{\"step\":");
+        line.extend_from_slice(itoa::Buffer::new().format(self.step).as_bytes());
+        line.extend_from_slice(b",\"time_ms\":");
+        line.extend_from_slice(itoa::Buffer::new().format(self.time_ms).as_bytes());
+        for (key, value) in [("actor", &*self.actor), ("kind", &self.kind), ("summary", &self.summary), ("source", &self.source)] {
+            line.extend_from_slice(b",\"");
+            line.extend_from_slice(key.as_bytes());
+            line.extend_from_slice(b"\":");
+            // A string always serialises.
+            let _ = serde_json::to_writer(&mut line, value);
+        }
+        line.extend_from_slice(b",\"detail\":");
+        line.extend_from_slice(detail.as_bytes());
+        line.push(b'}');
+        String::from_utf8(line).unwrap_or_default()
     }
 }
 
@@ -143,6 +161,15 @@ impl Detail {
         self
     }
 
+    /// The detail with `key`: another detail, copied in as it is (a control
+    /// request's, inside the step that sends it).
+    pub fn with_detail(mut self, key: &str, detail: &Detail) -> Detail {
+        self.begin(key);
+        self.0.extend_from_slice(&detail.0);
+        self.0.push(b'}');
+        self
+    }
+
     /// The detail with `key`: `value` (a value already built).
     #[inline]
     pub fn with_value(mut self, key: &str, value: impl Into<Value>) -> Detail {
@@ -155,6 +182,17 @@ impl Detail {
     /// key is given once: the object is written as it is built.
     #[inline(never)]
     pub fn put<T: Serialize + ?Sized>(&mut self, key: &str, value: &T) {
+        self.begin(key);
+        let at = self.0.len();
+        if serde_json::to_writer(&mut self.0, value).is_err() {
+            self.0.truncate(at);
+            self.0.extend_from_slice(b"null");
+        }
+        self.0.push(b'}');
+    }
+
+    /// Opens the object for one more key: the text up to the key's value.
+    fn begin(&mut self, key: &str) {
         debug_assert!(self.0.first() == Some(&b'{'), "a key added to a detail that is not an object: {self:?}");
         debug_assert!(!self.value().as_object().is_some_and(|o| o.contains_key(key)), "the key {key:?} given twice to {self:?}");
         self.0.pop();
@@ -164,12 +202,6 @@ impl Detail {
         // A key is a plain string: it cannot fail to serialise.
         let _ = serde_json::to_writer(&mut self.0, key);
         self.0.push(b':');
-        let at = self.0.len();
-        if serde_json::to_writer(&mut self.0, value).is_err() {
-            self.0.truncate(at);
-            self.0.extend_from_slice(b"null");
-        }
-        self.0.push(b'}');
     }
 
     pub fn set(&mut self, key: &str, value: Value) {
@@ -218,12 +250,11 @@ impl std::fmt::Debug for Detail {
     }
 }
 
-/// As the JSON it is, copied into the output as written (inside another
-/// detail, or a `--trace` line).
+/// As the value it is, read back (a `--trace` line copies the text itself:
+/// [`TraceEntry::to_json_line`]; a detail in another, [`Detail::with_detail`]).
 impl Serialize for Detail {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let raw: &serde_json::value::RawValue = serde_json::from_str(self.as_str()).map_err(serde::ser::Error::custom)?;
-        raw.serialize(s)
+        self.value().serialize(s)
     }
 }
 
@@ -384,7 +415,7 @@ mod tests {
     #[test]
     fn a_detail_is_written_as_json_and_read_back_compact() {
         let inner = Detail::new().with("type", "UpdateMetadata");
-        let outer = Detail::new().with("to", &1).with("request", &inner).with("all", &vec![inner.clone(), Detail::none()]);
+        let outer = Detail::new().with("to", &1).with_detail("request", &inner).with("all", &vec![inner.clone(), Detail::none()]);
         assert_eq!(outer.as_str(), r#"{"to":1,"request":{"type":"UpdateMetadata"},"all":[{"type":"UpdateMetadata"},null]}"#);
         let entry = TraceEntry {
             step: 1,
@@ -401,5 +432,6 @@ mod tests {
         let back: TraceEntry = serde_json::from_str(&spaced).unwrap();
         assert_eq!(back, entry);
         assert_eq!(back.to_json_line(), line);
+        assert_eq!(line, serde_json::to_string(&entry).unwrap(), "as serde writes the entry");
     }
 }

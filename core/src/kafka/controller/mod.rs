@@ -263,7 +263,7 @@ impl KafkaController {
         let actor = self.actor();
         cx.io.record_with(&actor, "control-request", "ControllerChannelManager.RequestSendThread.doWork", || {
             let (summary, detail) = describe_request(&request);
-            (format!("send {summary} to broker {to}"), Detail::new().with("to", &to).with("request", &detail))
+            (format!("send {summary} to broker {to}"), Detail::new().with("to", &to).with_detail("request", &detail))
         });
         let delay = cx.io.departure_delay_ms();
         cx.io.fx.schedule(
