@@ -132,8 +132,9 @@ impl Trace {
 /// kilobytes of the browser's download. Here a key is one call, compiled
 /// once per value type.
 ///
-/// Invariant: the bytes are always one complete JSON value in serde_json's
-/// compact form (`null` for a step recorded without a detail).
+/// Invariant: the bytes are one complete JSON value in serde_json's compact
+/// form, or none for `null` (a step recorded without a detail: most steps
+/// of a run nobody reads, which then allocate nothing).
 #[derive(Clone, PartialEq, Eq)]
 pub struct Detail(Vec<u8>);
 
@@ -149,9 +150,9 @@ impl Detail {
         Detail(b"{}".to_vec())
     }
 
-    /// No detail: `null`, as a step nobody reads is recorded.
+    /// No detail: `null`, as a step nobody reads is recorded (no bytes).
     pub fn none() -> Detail {
-        Detail(b"null".to_vec())
+        Detail(Vec::new())
     }
 
     /// The detail with `key`, and `value` as `json!` writes it.
@@ -165,7 +166,7 @@ impl Detail {
     /// request's, inside the step that sends it).
     pub fn with_detail(mut self, key: &str, detail: &Detail) -> Detail {
         self.begin(key);
-        self.0.extend_from_slice(&detail.0);
+        self.0.extend_from_slice(detail.as_str().as_bytes());
         self.0.push(b'}');
         self
     }
@@ -211,12 +212,15 @@ impl Detail {
     /// The compact JSON text.
     pub fn as_str(&self) -> &str {
         // Only serde_json's output and ASCII punctuation are ever written.
+        if self.0.is_empty() {
+            return "null";
+        }
         std::str::from_utf8(&self.0).unwrap_or("null")
     }
 
     /// The detail read back as a value, for the steps a page shows.
     pub fn value(&self) -> Value {
-        serde_json::from_slice(&self.0).unwrap_or(Value::Null)
+        serde_json::from_str(self.as_str()).unwrap_or(Value::Null)
     }
 
     /// The value at `key` of the object, read without building the rest
@@ -230,11 +234,11 @@ impl Detail {
     /// [`Detail::get`] reads one.
     pub fn get_in(&self, path: &[&str]) -> Option<Value> {
         use serde::de::DeserializeSeed;
-        FindKey(path).deserialize(&mut serde_json::Deserializer::from_slice(&self.0)).ok().flatten()
+        FindKey(path).deserialize(&mut serde_json::Deserializer::from_str(self.as_str())).ok().flatten()
     }
 
     pub fn is_null(&self) -> bool {
-        self.0 == b"null"
+        self.0.is_empty()
     }
 
     /// Gives back the room the text grew into while it was built: an entry
@@ -268,7 +272,10 @@ impl<'de> Deserialize<'de> for Detail {
 
 impl From<Value> for Detail {
     fn from(v: Value) -> Detail {
-        Detail(serde_json::to_vec(&v).unwrap_or_else(|_| b"null".to_vec()))
+        match v {
+            Value::Null => Detail::none(),
+            v => Detail(serde_json::to_vec(&v).unwrap_or_default()),
+        }
     }
 }
 
@@ -379,6 +386,7 @@ mod tests {
         assert_eq!(Detail::from(expected), d);
         assert_eq!(Detail::new().as_str(), "{}");
         assert!(Detail::none().is_null() && Detail::none().value().is_null() && !Detail::new().is_null());
+        assert_eq!((Detail::from(Value::Null), Detail::none().as_str()), (Detail::none(), "null"));
     }
 
     /// A value serde_json cannot write (a map keyed by lists) becomes
