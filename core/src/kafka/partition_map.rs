@@ -527,15 +527,6 @@ impl<V> PartitionMap<V> {
         self.index.order().map(|(slot, i)| self.entry(slot, i))
     }
 
-    /// Lends every entry to `f`, its value to change, in `TopicPartition`
-    /// order.
-    pub fn for_each_mut(&mut self, mut f: impl FnMut(&TopicPartition, &mut V)) {
-        for (slot, i) in self.index.order() {
-            let (k, v) = &mut self.entries[slot][i];
-            f(k, v);
-        }
-    }
-
     /// The topic's partitions, in partition order.
     pub fn topic(&self, topic: &str) -> impl Iterator<Item = (&TopicPartition, &V)> {
         self.index.topic(topic).map(|(slot, i)| self.entry(slot, i))

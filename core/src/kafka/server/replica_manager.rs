@@ -114,11 +114,6 @@ impl Remotes {
         ids.iter().position(|b| b == id).and_then(|i| states.get_mut(i))
     }
 
-    fn iter_mut(&mut self) -> impl Iterator<Item = (&BrokerId, &mut RemoteReplica)> {
-        let (ids, states) = self.parts_mut();
-        ids.iter().zip(states.iter_mut())
-    }
-
     pub fn iter(&self) -> impl Iterator<Item = (&BrokerId, &RemoteReplica)> {
         self.into_iter()
     }
@@ -342,34 +337,50 @@ impl HostedPartitions {
     /// idle requests (in the same order) instead of a look-up of every
     /// partition of every idle request and then a walk: every 15 s each
     /// broker's thousands of partitions were looked up once per follower.
-    pub fn visit_with_idle_rounds(&mut self, mut visit: impl FnMut(&TopicPartition, &HostedPartition)) {
-        // A request is sorted as its session's partitions are; one that
-        // were not would be applied partition by partition.
-        if !self.idle.values().all(|idle| idle.request.is_sorted_by(|a, b| a.0 < b.0)) {
-            let followers: Vec<BrokerId> = self.idle.keys().copied().collect();
-            for f in followers {
-                self.apply_idle_round(f, false);
-            }
-            self.map.iter().for_each(|(tp, h)| visit(tp, h));
-            return;
-        }
-        // Per idle follower (by id), what is left of its request.
-        let mut rounds: Vec<_> = self.idle.iter().map(|(f, idle)| (*f, idle.request.as_slice(), idle.round_ms)).collect();
-        self.map.for_each_mut(|tp, h| {
-            let leader_leo = h.leo;
-            for (b, r) in h.remote.iter_mut() {
+    ///
+    /// Read only: a partition some idle round reaches is lent as a copy with
+    /// the rounds applied, and the map itself is left as it is. Written
+    /// back, every broker's map was copied away from the timeline's
+    /// keyframes that share it at every isr-expiration — 15.6 MB of a big
+    /// cluster's timeline (issue 9) — and for nothing: the rounds, applied
+    /// later at a later time, leave the same fetch state (a round's offset
+    /// is the leader's LEO, so it only moves the times forward).
+    pub fn visit_with_idle_rounds(&self, mut visit: impl FnMut(&TopicPartition, &HostedPartition)) {
+        // Per idle follower (by id), what is left of its request, in order.
+        let requests: Vec<_> = self
+            .idle
+            .iter()
+            .map(|(f, idle)| {
+                let request = &idle.request[..];
+                let in_order = if request.is_sorted_by(|a, b| a.0 < b.0) {
+                    std::borrow::Cow::Borrowed(request)
+                } else {
+                    let mut owned = request.to_vec();
+                    owned.sort_by(|a, b| a.0.cmp(&b.0));
+                    std::borrow::Cow::Owned(owned)
+                };
+                (*f, in_order, idle.round_ms)
+            })
+            .collect();
+        let mut rounds: Vec<_> = requests.iter().map(|(f, request, round_ms)| (*f, &request[..], *round_ms)).collect();
+        for (tp, h) in self.map.iter() {
+            let mut applied: Option<HostedPartition> = None;
+            for (b, _) in &h.remote {
                 let Ok(i) = rounds.binary_search_by_key(b, |(f, _, _)| *f) else { continue };
                 let (_, rest, round_ms) = &mut rounds[i];
                 while rest.first().is_some_and(|(t, _)| t < tp) {
                     *rest = &rest[1..];
                 }
                 if let Some(((_, offset), tail)) = rest.split_first().filter(|((t, _), _)| t == tp) {
-                    r.update_fetch_state(*offset, *round_ms, leader_leo);
+                    let copy = applied.get_or_insert_with(|| h.clone());
+                    if let Some(r) = copy.remote.get_mut(b) {
+                        r.update_fetch_state(*offset, *round_ms, h.leo);
+                    }
                     *rest = tail;
                 }
             }
-            visit(tp, h);
-        });
+            visit(tp, applied.as_ref().unwrap_or(h));
+        }
     }
 
     /// Applies and ends every idle round: something is about to change.
