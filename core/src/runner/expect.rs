@@ -92,7 +92,7 @@ fn broker_subject(sim: &Sim, id: i32, aspect: &BrokerAspect) -> Value {
         BrokerAspect::LogDir(k) => {
             b.replica_manager.log_dirs.get(*k as usize).map(|ok| Value::from(if *ok { "online" } else { "offline" })).unwrap_or(Value::Null)
         }
-        BrokerAspect::Checkpoint(k) => b.replica_manager.checkpoints.get(k).map(|t| Value::from(t.as_str())).unwrap_or(Value::Null),
+        BrokerAspect::Checkpoint(k) => b.replica_manager.checkpoints.get(k).map(|t| Value::from(&**t)).unwrap_or(Value::Null),
         BrokerAspect::TopicConfig { topic, key } => {
             b.topic_config(topic).and_then(|mut c| c.remove(key)).map(Value::from).unwrap_or(Value::Null)
         }

@@ -102,11 +102,7 @@ impl Broker {
                     let (error, partition_errors) = self.replica_manager.stop_replicas(*controller_epoch, partitions);
                     self.prune_topic_overrides();
                     // Stopped replicas stop fetching (`removeFetcherForPartitions`).
-                    for (tp, _) in partition_errors.iter().filter(|(_, e)| **e == Errors::NONE) {
-                        for s in self.replica_manager.fetchers.values_mut() {
-                            s.partitions.remove(tp);
-                        }
-                    }
+                    self.replica_manager.remove_fetcher_for_partitions(|tp| partition_errors.get(tp) == Some(&Errors::NONE));
                     self.replica_manager.partitions.touch();
                     let errors = crate::kafka::errors_by_name(&partition_errors);
                     io.record(

@@ -438,7 +438,7 @@ pub struct ReplicaManager {
     pub last_isr_change_ms: u64,
     pub last_isr_propagation_ms: u64,
     /// `replication-offset-checkpoint` per log dir, as last written.
-    pub checkpoints: SmallMap<u32, String>,
+    pub checkpoints: SmallMap<u32, Rc<str>>,
     /// The replica fetchers: one fetch session per leader broker.
     pub fetchers: SmallMap<BrokerId, FetchSession>,
     /// `pause-fetch`: every partition (None) or these.
@@ -458,8 +458,10 @@ pub struct ReplicaManager {
     pub next_token: u64,
     /// Logs left on disk by an earlier run of this broker: dir and LEO.
     pub disk: BTreeMap<TopicPartition, (u32, u64)>,
-    /// The high watermarks last checkpointed, read back at restart.
-    pub checkpointed: BTreeMap<TopicPartition, u64>,
+    /// The high watermarks last checkpointed, read back at restart. Made
+    /// anew at a checkpoint after a change, and shared with the timeline's
+    /// keyframes in between (a big cluster's broker checkpoints thousands).
+    pub checkpointed: CopyOnWrite<BTreeMap<TopicPartition, u64>>,
     /// The partitions' version (`HostedPartitions`) when `checkpoints` and
     /// `checkpointed` were last written: every partition, its log dir and HW,
     /// the online dirs and the offline partitions were the same as now if
@@ -483,7 +485,10 @@ pub struct CachedResponse {
 /// `ReplicaFetcherThread`: what a follower fetches from one leader.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct FetchSession {
-    pub partitions: BTreeSet<TopicPartition>,
+    /// Shared with the timeline's keyframes until a LeaderAndIsr changes
+    /// them: a big cluster's broker follows thousands of partitions, and
+    /// its sessions were copied whole into every keyframe (issue 9).
+    pub partitions: CopyOnWrite<BTreeSet<TopicPartition>>,
     /// A fetch is on the wire (or parked at the leader).
     pub in_flight: bool,
     /// Responses to an older request are ignored.
@@ -537,6 +542,17 @@ impl ReplicaManager {
             s.push('\n');
         }
         s
+    }
+
+    /// `removeFetcherForPartitions`: the partitions `leaving` picks leave
+    /// every fetch session. A session that holds none of them is not
+    /// written, so it stays shared with the timeline's keyframes.
+    pub fn remove_fetcher_for_partitions(&mut self, leaving: impl Fn(&TopicPartition) -> bool) {
+        for s in self.fetchers.values_mut() {
+            if s.partitions.iter().any(&leaving) {
+                s.partitions.retain(|tp| !leaving(tp));
+            }
+        }
     }
 
     pub fn is_fetch_paused(&self, tp: &TopicPartition) -> bool {

@@ -7,6 +7,7 @@
 
 use super::replica_manager::{CachedResponse, FetchSession, Role};
 use super::Broker;
+use crate::copy_on_write::CopyOnWrite;
 use crate::kafka::broker_ids::BrokerIds;
 use crate::kafka::config::ApiVersion;
 use crate::kafka::io::Io;
@@ -65,9 +66,7 @@ impl Broker {
         // walked once against the changed ones (in the request's order,
         // which is sorted), rather than asked about each of them.
         let (leader, follower) = (sorted(became_leader), sorted(became_follower));
-        for s in rm.fetchers.values_mut() {
-            s.partitions.retain(|tp| leader.binary_search(tp).is_err() && follower.binary_search(tp).is_err());
-        }
+        rm.remove_fetcher_for_partitions(|tp| leader.binary_search(tp).is_ok() || follower.binary_search(tp).is_ok());
         // The new followers join their leaders' sessions, gathered per
         // leader first: a session that had none is made at once from them
         // (a new topic's request brings thousands, in order), rather than
@@ -654,10 +653,10 @@ impl Broker {
         if self.replica_manager.checkpointed_version != Some(version) {
             for d in &dirs {
                 let text = self.replica_manager.checkpoint_text(*d);
-                self.replica_manager.checkpoints.insert(*d, text);
+                self.replica_manager.checkpoints.insert(*d, text.into());
             }
             let rm = &mut self.replica_manager;
-            rm.checkpointed = with_hws(std::mem::take(&mut rm.checkpointed), &rm.partitions);
+            rm.checkpointed = CopyOnWrite::new(with_hws(&rm.checkpointed, &rm.partitions));
             rm.checkpointed_version = Some(version);
         }
         let checkpoints = &self.replica_manager.checkpoints;
@@ -668,7 +667,7 @@ impl Broker {
                 Detail::new().with_value(
                     "files",
                     dirs.iter()
-                        .map(|d| (format!("{}/replication-offset-checkpoint", log_dir_path(*d)), Value::from(checkpoints[d].as_str())))
+                        .map(|d| (format!("{}/replication-offset-checkpoint", log_dir_path(*d)), Value::from(&*checkpoints[d])))
                         .collect::<serde_json::Map<_, _>>(),
                 ),
             )
@@ -731,10 +730,9 @@ impl Broker {
         for tp in &in_dir {
             self.replica_manager.partitions.remove(tp);
             self.replica_manager.offline.insert(tp.clone());
-            for s in self.replica_manager.fetchers.values_mut() {
-                s.partitions.remove(tp);
-            }
         }
+        // In the hosted partitions' order: sorted.
+        self.replica_manager.remove_fetcher_for_partitions(|tp| in_dir.binary_search(tp).is_ok());
         self.replica_manager.partitions.touch();
         if let Some(d) = self.replica_manager.log_dirs.get_mut(dir as usize) {
             *d = false;
@@ -775,7 +773,7 @@ impl Broker {
 
     /// The fetch sessions, for display: leader → partitions.
     pub fn fetch_sessions(&self) -> Vec<(BrokerId, BTreeSet<TopicPartition>)> {
-        self.replica_manager.fetchers.iter().map(|(l, s): (&BrokerId, &FetchSession)| (*l, s.partitions.clone())).collect()
+        self.replica_manager.fetchers.iter().map(|(l, s): (&BrokerId, &FetchSession)| (*l, (*s.partitions).clone())).collect()
     }
 }
 
@@ -790,10 +788,10 @@ pub fn log_dir_path(dir: u32) -> String {
 /// once, rather than each hosted partition inserted (thousands per broker
 /// at every checkpoint after a change).
 fn with_hws(
-    old: std::collections::BTreeMap<TopicPartition, u64>,
+    old: &std::collections::BTreeMap<TopicPartition, u64>,
     hosted: &super::replica_manager::HostedPartitions,
 ) -> std::collections::BTreeMap<TopicPartition, u64> {
-    let mut old = old.into_iter().peekable();
+    let mut old = old.iter().map(|(tp, hw)| (tp.clone(), *hw)).peekable();
     let mut merged = Vec::with_capacity(hosted.len());
     for (tp, h) in hosted.iter() {
         while let Some(before) = old.next_if(|(o, _)| o < tp) {
