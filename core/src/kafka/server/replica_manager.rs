@@ -242,8 +242,10 @@ pub struct IdleFetch {
 /// response depends on may have changed.
 ///
 /// Reads see every field as it is, except the followers' fetch times, which
-/// only `maybe_increment_hw` and `out_of_sync_replicas` read (through
-/// [`HostedPartitions::visit_with_idle_rounds`], or after a change). Every change through
+/// only `maybe_increment_hw` and `out_of_sync_replicas` read, and neither
+/// needs the idle rounds applied: a follower in one is in the ISR and at
+/// the leader's LEO ([`HostedPartitions::idle_followers_at_leo`]), so the
+/// HW counts it and it is in sync whatever its times. Every change through
 /// `get_mut`, `insert` or `remove` first applies and ends the idle rounds:
 /// the per-session state ends exactly where per-partition updates would have
 /// stopped.
@@ -330,57 +332,13 @@ impl HostedPartitions {
         self.version
     }
 
-    /// Every partition in `TopicPartition` order, lent to `visit` with the
-    /// idle rounds applied to its followers' fetch state (the rounds keep
-    /// going): for the isr-expiration task, which reads the fetch times of
-    /// every partition a broker leads. One walk of the partitions beside the
-    /// idle requests (in the same order) instead of a look-up of every
-    /// partition of every idle request and then a walk: every 15 s each
-    /// broker's thousands of partitions were looked up once per follower.
-    ///
-    /// Read only: a partition some idle round reaches is lent as a copy with
-    /// the rounds applied, and the map itself is left as it is. Written
-    /// back, every broker's map was copied away from the timeline's
-    /// keyframes that share it at every isr-expiration — 15.6 MB of a big
-    /// cluster's timeline (issue 9) — and for nothing: the rounds, applied
-    /// later at a later time, leave the same fetch state (a round's offset
-    /// is the leader's LEO, so it only moves the times forward).
-    pub fn visit_with_idle_rounds(&self, mut visit: impl FnMut(&TopicPartition, &HostedPartition)) {
-        // Per idle follower (by id), what is left of its request, in order.
-        let requests: Vec<_> = self
-            .idle
-            .iter()
-            .map(|(f, idle)| {
-                let request = &idle.request[..];
-                let in_order = if request.is_sorted_by(|a, b| a.0 < b.0) {
-                    std::borrow::Cow::Borrowed(request)
-                } else {
-                    let mut owned = request.to_vec();
-                    owned.sort_by(|a, b| a.0.cmp(&b.0));
-                    std::borrow::Cow::Owned(owned)
-                };
-                (*f, in_order, idle.round_ms)
-            })
-            .collect();
-        let mut rounds: Vec<_> = requests.iter().map(|(f, request, round_ms)| (*f, &request[..], *round_ms)).collect();
-        for (tp, h) in self.map.iter() {
-            let mut applied: Option<HostedPartition> = None;
-            for (b, _) in &h.remote {
-                let Ok(i) = rounds.binary_search_by_key(b, |(f, _, _)| *f) else { continue };
-                let (_, rest, round_ms) = &mut rounds[i];
-                while rest.first().is_some_and(|(t, _)| t < tp) {
-                    *rest = &rest[1..];
-                }
-                if let Some(((_, offset), tail)) = rest.split_first().filter(|((t, _), _)| t == tp) {
-                    let copy = applied.get_or_insert_with(|| h.clone());
-                    if let Some(r) = copy.remote.get_mut(b) {
-                        r.update_fetch_state(*offset, *round_ms, h.leo);
-                    }
-                    *rest = tail;
-                }
-            }
-            visit(tp, applied.as_ref().unwrap_or(h));
-        }
+    /// While a follower's fetch rounds are idle, its LEO at the leader is
+    /// the leader's on every partition of the rounds (what lets the
+    /// isr-expiration task read the partitions without applying them).
+    pub fn idle_followers_at_leo(&self) -> bool {
+        self.idle.iter().all(|(f, idle)| {
+            idle.request.iter().all(|(tp, _)| self.map.get(tp).is_none_or(|h| h.remote.get(f).is_none_or(|r| r.leo == h.leo as i64)))
+        })
     }
 
     /// Applies and ends every idle round: something is about to change.

@@ -475,12 +475,15 @@ impl Broker {
         let now = io.now.as_u64();
         let lag = self.config.replica_lag_time_max_ms;
         // Counted, and only the out-of-sync ones kept: every 15 s each
-        // broker checks the thousands it leads, nearly all in sync. The
-        // followers' fetch times are as their idle rounds left them.
+        // broker checks the thousands it leads, nearly all in sync. Read as
+        // the map stands, the idle fetch rounds not applied: a follower in
+        // one fetched at the leader's LEO, and an out-of-sync replica is one
+        // whose LEO differs, whatever its fetch times.
+        debug_assert!(self.replica_manager.partitions.idle_followers_at_leo());
         let me = self.id;
         let mut led = 0usize;
         let mut shrinking: Vec<(TopicPartition, BrokerIds)> = Vec::new();
-        self.replica_manager.partitions.visit_with_idle_rounds(|tp, h| {
+        for (tp, h) in self.replica_manager.partitions.iter() {
             if h.role == Role::Leader && !h.isr_update_pending {
                 led += 1;
                 let osr = h.out_of_sync_replicas(me, now, lag);
@@ -488,7 +491,7 @@ impl Broker {
                     shrinking.push((tp.clone(), osr));
                 }
             }
-        });
+        }
         if led == 0 {
             return;
         }
