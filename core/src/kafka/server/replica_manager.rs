@@ -507,8 +507,12 @@ impl ReplicaManager {
     /// written, so it stays shared with the timeline's keyframes.
     pub fn remove_fetcher_for_partitions(&mut self, leaving: impl Fn(&TopicPartition) -> bool) {
         for s in self.fetchers.values_mut() {
-            if s.partitions.iter().any(&leaving) {
-                s.partitions.retain(|tp| !leaving(tp));
+            let left: Vec<TopicPartition> = s.partitions.iter().filter(|tp| leaving(tp)).cloned().collect();
+            if !left.is_empty() {
+                let partitions = &mut *s.partitions;
+                for tp in &left {
+                    partitions.remove(tp);
+                }
             }
         }
     }
