@@ -204,7 +204,10 @@ impl Sim {
     pub fn take_step(&mut self) -> Option<TraceEntry> {
         let (time, mut r) = self.pending.pop_front()?;
         self.steps += 1;
+        // The entry lives as long as the timeline: its texts give back the
+        // room they grew into while they were written.
         r.detail.shrink_to_fit();
+        r.summary.shrink_to_fit();
         Some(TraceEntry {
             step: self.steps,
             time_ms: time.as_u64(),
