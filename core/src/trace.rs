@@ -280,7 +280,8 @@ impl From<Value> for Detail {
 }
 
 /// [`Detail::get_in`]: visits an object's keys, keeping the value at the
-/// path's first (looked into further for the rest of the path).
+/// path's first (looked into further for the rest of the path). Anything
+/// but an object has no keys: serde's error for it, read as none.
 struct FindKey<'p>(&'p [&'p str]);
 
 impl<'de> serde::de::DeserializeSeed<'de> for FindKey<'_> {
@@ -295,7 +296,7 @@ impl<'de> serde::de::Visitor<'de> for FindKey<'_> {
     type Value = Option<Value>;
 
     fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        f.write_str("any JSON value")
+        f.write_str("a JSON object")
     }
 
     fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Option<Value>, A::Error> {
@@ -311,36 +312,6 @@ impl<'de> serde::de::Visitor<'de> for FindKey<'_> {
             }
         }
         Ok(found)
-    }
-
-    // Anything but an object has no keys.
-    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Option<Value>, A::Error> {
-        while seq.next_element::<serde::de::IgnoredAny>()?.is_some() {}
-        Ok(None)
-    }
-
-    fn visit_unit<E: serde::de::Error>(self) -> Result<Option<Value>, E> {
-        Ok(None)
-    }
-
-    fn visit_bool<E: serde::de::Error>(self, _: bool) -> Result<Option<Value>, E> {
-        Ok(None)
-    }
-
-    fn visit_i64<E: serde::de::Error>(self, _: i64) -> Result<Option<Value>, E> {
-        Ok(None)
-    }
-
-    fn visit_u64<E: serde::de::Error>(self, _: u64) -> Result<Option<Value>, E> {
-        Ok(None)
-    }
-
-    fn visit_f64<E: serde::de::Error>(self, _: f64) -> Result<Option<Value>, E> {
-        Ok(None)
-    }
-
-    fn visit_str<E: serde::de::Error>(self, _: &str) -> Result<Option<Value>, E> {
-        Ok(None)
     }
 }
 
