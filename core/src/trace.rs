@@ -174,7 +174,7 @@ impl Detail {
     /// The detail with `key`: `value` (a value already built).
     #[inline]
     pub fn with_value(mut self, key: &str, value: impl Into<Value>) -> Detail {
-        self.set(key, value.into());
+        self.put(key, &value.into());
         self
     }
 
@@ -203,10 +203,6 @@ impl Detail {
         // A key is a plain string: it cannot fail to serialise.
         let _ = serde_json::to_writer(&mut self.0, key);
         self.0.push(b':');
-    }
-
-    pub fn set(&mut self, key: &str, value: Value) {
-        self.put(key, &value);
     }
 
     /// The compact JSON text.

@@ -345,14 +345,14 @@ impl HostedPartitions {
     fn end_idle_rounds(&mut self) {
         self.version += 1;
         while let Some((&f, _)) = self.idle.first_key_value() {
-            self.apply_idle_round(f, true);
+            self.end_idle_round(f);
         }
     }
 
-    /// What the per-partition updates of `follower`'s idle rounds would
-    /// have left: `updateFetchState` at the latest round's time.
-    pub(super) fn apply_idle_round(&mut self, follower: BrokerId, end: bool) {
-        let Some(idle) = (if end { self.idle.remove(&follower) } else { self.idle.get(&follower).cloned() }) else { return };
+    /// Ends `follower`'s idle rounds, leaving what their per-partition
+    /// updates would have: `updateFetchState` at the latest round's time.
+    pub(super) fn end_idle_round(&mut self, follower: BrokerId) {
+        let Some(idle) = self.idle.remove(&follower) else { return };
         for (tp, offset) in idle.request.iter() {
             if let Some(h) = self.map.get_mut(tp) {
                 let leader_leo = h.leo;

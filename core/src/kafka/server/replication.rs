@@ -192,7 +192,7 @@ impl Broker {
         let lag = self.config.replica_lag_time_max_ms;
         let hosted = &mut self.replica_manager.partitions;
         // The fetch times of this follower's earlier idle rounds first.
-        hosted.apply_idle_round(follower, true);
+        hosted.end_idle_round(follower);
         let mut any_new = false;
         let mut idle = true;
         let mut hw_moved = false;
