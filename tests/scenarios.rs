@@ -81,3 +81,20 @@ fn a_new_topic_creates_partitions_then_each_partition_then_each_state() {
         ]
     );
 }
+
+/// A follower ahead of its leader (after an unclean election) truncates
+/// before it rejoins the ISR: its first fetch, beyond the leader's LEO, is a
+/// failed read that gives it no fetch state (`updateFollowerFetchState`
+/// skips it) and is answered at once, not parked.
+#[test]
+fn a_follower_ahead_of_its_leader_truncates_before_it_rejoins_the_isr() {
+    let text = std::fs::read_to_string(root().join("tests/scenarios/replica/truncation.kzs")).expect("the scenario");
+    let (_, trace) = run_text(&text, Limits::default()).expect("runs");
+    let step =
+        |needle: &str| trace.entries().iter().position(|e| e.summary.contains(needle)).unwrap_or_else(|| panic!("no step says {needle:?}"));
+    let truncated = step("t-0: truncated from leader 1: LEO 10 → 3");
+    let rejoined = step("t-0: ISR [1] → [1, 0]");
+    assert!(truncated < rejoined, "broker 0 rejoined the ISR (step {rejoined}) before it truncated (step {truncated})");
+    let gap = trace.entries()[rejoined].time_ms - trace.entries()[truncated].time_ms;
+    assert!(gap < 100, "the out-of-range fetch was parked: {gap} ms between truncation and ISR");
+}

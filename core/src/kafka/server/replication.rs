@@ -207,6 +207,17 @@ impl Broker {
                 continue;
             }
             let leader_leo = h.leo;
+            if *offset > leader_leo {
+                // The follower is ahead of this leader's log: its records
+                // were never this leader's (elected without them). Kafka's
+                // read fails (OFFSET_OUT_OF_RANGE) and `updateFollowerFetchState`
+                // skips a failed read, so the follower gains no fetch state and
+                // no ISR place; the answer goes at once, and the follower
+                // truncates to this leader's LEO (its truncation phase) first.
+                any_new = true;
+                idle = false;
+                continue;
+            }
             let has_remote = match h.remote.get_mut(&follower) {
                 Some(r) => {
                     r.update_fetch_state(*offset, now, leader_leo);
