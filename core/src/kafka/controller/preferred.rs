@@ -126,7 +126,8 @@ impl KafkaController {
             cx,
             "KafkaController.checkAndTriggerAutoLeaderRebalance",
             format!(
-                "imbalance ratios per preferred broker {ratios:?} (threshold {threshold}); electing preferred leaders for {} partitions",
+                "imbalance ratios per preferred broker {{{}}} (threshold {threshold}); electing preferred leaders for {} partitions",
+                by_preferred_ratios(&ratios),
                 to_elect.len()
             ),
             Detail::new()
@@ -141,4 +142,9 @@ impl KafkaController {
         self.schedule_auto_leader_rebalance(cx, interval);
         Ok(())
     }
+}
+
+/// The ratios as a learner reads them: `0: 0.50, 1: 0.00` (broker: ratio).
+fn by_preferred_ratios(ratios: &serde_json::Map<String, Value>) -> String {
+    ratios.iter().map(|(b, r)| format!("{b}: {:.2}", r.as_f64().unwrap_or_default())).collect::<Vec<_>>().join(", ")
 }
