@@ -50,6 +50,14 @@ impl RemoteReplica {
         self.last_fetch_leader_leo = leader_leo;
         self.last_fetch_time_ms = now;
     }
+
+    /// Caught up within `lag_ms` of `now`. Kafka's 0 for "never caught up"
+    /// (`makeLeader` gives it to a follower outside the ISR) is 1970 on its
+    /// wall clock, outside any lag; the simulation's clock starts at 0, so
+    /// 0 is read as never here, not as the first moment of the run.
+    pub fn caught_up_within(&self, now: u64, lag_ms: u64) -> bool {
+        self.last_caught_up_ms != 0 && now.saturating_sub(self.last_caught_up_ms) <= lag_ms
+    }
 }
 
 /// The followers' fetch state by broker id, in id order: a map of a few
@@ -190,7 +198,7 @@ impl HostedPartition {
             if *b == me {
                 continue;
             }
-            let eligible = now.saturating_sub(r.last_caught_up_ms) <= lag_ms || self.isr.contains(b);
+            let eligible = r.caught_up_within(now, lag_ms) || self.isr.contains(b);
             if eligible && r.leo >= 0 && (r.leo as u64) < candidate {
                 candidate = r.leo as u64;
             } else if eligible && r.leo < 0 && self.isr.contains(b) {
@@ -212,9 +220,7 @@ impl HostedPartition {
             .iter()
             .copied()
             .filter(|b| *b != me)
-            .filter(|b| {
-                self.remote.get(b).map(|r| r.leo != self.leo as i64 && now.saturating_sub(r.last_caught_up_ms) > lag_ms).unwrap_or(false)
-            })
+            .filter(|b| self.remote.get(b).map(|r| r.leo != self.leo as i64 && !r.caught_up_within(now, lag_ms)).unwrap_or(false))
             .collect()
     }
 }
@@ -657,6 +663,9 @@ impl ReplicaManager {
             remote,
             isr_update_pending: false,
         };
+        // makeLeader's `maybeIncrementLeaderHW`: the ISR may be down to one.
+        // Every follower was just given `now` (in the ISR) or never, so any
+        // lag gives the same answer.
         if role == Role::Leader {
             hosted.maybe_increment_hw(me, now, u64::MAX);
         }
@@ -734,6 +743,35 @@ mod tests {
         assert_eq!((three.get(&5).map(|r| r.leo), three.get(&4)), (Some(42), None));
         assert_eq!(Remotes::default(), std::iter::empty().collect());
         assert_ne!(two, three);
+    }
+
+    /// `makeLeader` gives a follower outside the ISR a last caught-up time
+    /// of 0, "never": it does not hold the high watermark back, even within
+    /// the first lag of the run (chaos seed 7446), and once it catches up
+    /// it counts for the lag like any other.
+    #[test]
+    fn a_follower_that_never_caught_up_does_not_hold_the_high_watermark() {
+        let mut leader = HostedPartition {
+            role: Role::Leader,
+            leader: 2,
+            leader_epoch: 1,
+            zk_version: 1,
+            controller_epoch: 1,
+            replicas: [2, 1].into(),
+            isr: [2].into(),
+            log_dir: 0,
+            leo: 421,
+            hw: 0,
+            leader_epoch_start_offset: 0,
+            remote: [(1, RemoteReplica { leo: 0, ..RemoteReplica::new(8_088, false) })].into_iter().collect(),
+            isr_update_pending: false,
+        };
+        assert!(!leader.remote.get(&1).unwrap().caught_up_within(9_042, 10_000));
+        assert!(leader.maybe_increment_hw(2, 9_042, 10_000));
+        assert_eq!(leader.hw, 421);
+        let r = leader.remote.get_mut(&1).unwrap();
+        r.update_fetch_state(421, 9_500, 421);
+        assert!(r.caught_up_within(19_500, 10_000) && !r.caught_up_within(19_501, 10_000));
     }
 
     /// A keyframe's copy of the hosted partitions shares their map until
