@@ -180,13 +180,16 @@ fn choose(sim: &Sim, rng: &mut Rng, topics: &mut u32) -> Vec<String> {
 }
 
 /// A change to orders' overrides: set or delete retention.ms (a delete only
-/// when it is set, as kafka-configs refuses otherwise), or throttle it.
+/// when it is set, as kafka-configs refuses otherwise), or throttle it; or
+/// unclean leader election turned on or off for either topic, so that
+/// leaders are elected without records their followers hold (truncation).
 fn topic_config_change(sim: &Sim, rng: &mut Rng) -> String {
     let has_retention =
         sim.zk().tree().get("/config/topics/orders").map(|n| String::from_utf8_lossy(&n.data).contains("retention.ms")).unwrap_or(false);
-    match rng.range_inclusive(0, 2) {
+    match rng.range_inclusive(0, 3) {
         0 if has_retention => "config alter topics orders delete retention.ms".into(),
         2 => format!("config alter topics orders set leader.replication.throttled.replicas=[0:{},1:{}]", rng.index(4), rng.index(4)),
+        3 => format!("config alter topics {} set unclean.leader.election.enable={}", ["orders", "audit"][rng.index(2)], rng.chance(1, 2)),
         _ => format!("config alter topics orders set retention.ms={}", rng.range_inclusive(1000, 600_000)),
     }
 }
