@@ -46,6 +46,7 @@ fn header(seed: u64) -> String {
          start all\n\
          topic create orders partitions=4 replication-factor=3\n\
          topic create audit partitions=2 replication-factor=2\n\
+         zk-session admin\n\
          run 3s\n"
     )
 }
@@ -114,7 +115,7 @@ fn choose(sim: &Sim, rng: &mut Rng, topics: &mut u32) -> Vec<String> {
     };
     let running = |b: &crate::kafka::server::Broker| b.state_name() == "running";
     let mut out = Vec::new();
-    let action = match rng.range_inclusive(0, 17) {
+    let action = match rng.range_inclusive(0, 18) {
         0 | 1 => pick(rng, &running).map(|b| format!("kill broker {b}")),
         2 | 3 => pick(rng, &|b| !b.is_alive()).map(|b| format!("restart broker {b}")),
         4 => pick(rng, &running).map(|b| format!("shutdown broker {b}")),
@@ -165,6 +166,8 @@ fn choose(sim: &Sim, rng: &mut Rng, topics: &mut u32) -> Vec<String> {
                 rng.range_inclusive(1024, 1 << 20)
             ),
         }),
+        // An operator deletes /controller by hand to move the controller.
+        18 if sim.zk().tree().get("/controller").is_some() => Some("zk admin delete /controller".to_string()),
         _ => None,
     };
     out.extend(action);
