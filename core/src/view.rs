@@ -174,7 +174,9 @@ pub struct ViewCache {
     /// Decoded topic znodes (the replica assignment) by path: (mzxid,
     /// assignment). A 10,000-partition topic's is 200 KB of JSON.
     topics: BTreeMap<String, (i64, Rc<Assignment>)>,
-    /// The znode rows, as of (last zxid, the step's previous zxid, watches revision).
+    /// The znode rows, as of (last zxid, the step's previous zxid, watches
+    /// revision, the step's deletions): the steps of one event share their
+    /// zxids, and only the deleted rows tell them apart.
     znodes: Option<(ZnodesKey, Rc<Vec<Rc<ZnodeView>>>)>,
     /// Per broker: (partitions revision, cache updates) → the differences and the count agreeing.
     metadata: BTreeMap<i32, (MetadataKey, Rc<Differences>, usize)>,
@@ -201,8 +203,8 @@ const LAYOUTS_KEPT: usize = 64;
 /// cache updates).
 type MetadataKey = (u64, u64);
 
-/// (last zxid, the step's previous zxid, watches revision).
-type ZnodesKey = (i64, i64, u64);
+/// (last zxid, the step's previous zxid, watches revision, deleted paths).
+type ZnodesKey = (i64, i64, u64, BTreeSet<String>);
 
 /// Where a metadata cache differs from ZooKeeper (see [`BrokerView::metadata`]).
 pub type Differences = BTreeMap<String, Option<Leadership>>;
@@ -372,10 +374,10 @@ impl ViewCache {
     }
 
     fn znodes(&mut self, sim: &Sim, previous_zxid: i64, deleted: &BTreeSet<String>) -> Rc<Vec<Rc<ZnodeView>>> {
-        let key = (sim.zk().last_zxid(), previous_zxid, sim.zk().watches().revision());
+        let key = (sim.zk().last_zxid(), previous_zxid, sim.zk().watches().revision(), deleted.clone());
         match self.znodes.take() {
             Some((at, rows)) if at == key => {
-                self.znodes = Some((key, rows.clone()));
+                self.znodes = Some((at, rows.clone()));
                 rows
             }
             before => {
