@@ -16,6 +16,9 @@
 //! 6. `hw-within-isr`: the current leader's high watermark never passes the
 //!    LEO of any ISR member (the leader and ISR ZooKeeper holds; a paused,
 //!    stale leader's frozen view is not the cluster's).
+//! 7. `hw-within-leo`: no replica's high watermark passes its own log end
+//!    offset (`Log.updateHighWatermark` holds it there: a follower that
+//!    truncates takes its HW down with its log).
 
 use crate::kafka::server::replica_manager::Role;
 use crate::kafka::zk_data::{self, LeaderIsrAndControllerEpoch};
@@ -148,6 +151,9 @@ impl InvariantChecker {
             .collect();
         for b in sim.brokers().values().filter(|b| b.is_alive()) {
             for (tp, h) in b.replica_manager.partitions.iter() {
+                if h.hw > h.leo {
+                    return fail("hw-within-leo", format!("broker {}'s {tp}: high watermark {} passes its LEO {}", b.id, h.hw, h.leo));
+                }
                 // A leader's HW only grows within its leader epoch (a
                 // follower takes whatever its leader sends, and may go back).
                 let key = (b.id, b.incarnation, tp.clone());

@@ -83,8 +83,12 @@ impl KafkaController {
     /// broker was the controller and no longer is, resign.
     pub(crate) fn maybe_resign(&mut self, cx: &mut Cx) {
         let was_active = self.is_active();
+        // The exists-watch is re-armed even when /controller is gone: a
+        // get leaves no watch on a missing node, and without one this
+        // broker would never hear of the next controller, nor of its end.
         cx.zkc.register_node_handler(zk_data::CONTROLLER, NodeHandler::ControllerChange);
         let actor = self.actor();
+        let _ = cx.zkc.exists(cx.io, &actor, "KafkaZkClient.registerZNodeChangeHandlerAndCheckExistence", zk_data::CONTROLLER);
         self.active_controller_id = kzk::get_controller_id(cx.zkc, cx.io, &actor).ok().flatten().unwrap_or(-1);
         let now_active = self.is_active();
         self.step(
