@@ -122,6 +122,20 @@ impl ZooKeeperClient {
         }
     }
 
+    /// `registerZNodeChangeHandlerAndCheckExistence`: the handler, then an
+    /// `exists` that arms its watch — even on a missing node, where a get
+    /// would leave none.
+    pub fn register_node_handler_and_check_existence(
+        &mut self,
+        io: &mut Io,
+        actor: &str,
+        path: &str,
+        h: NodeHandler,
+    ) -> Result<Option<Stat>, KeeperError> {
+        self.register_node_handler(path, h);
+        self.exists(io, actor, "KafkaZkClient.registerZNodeChangeHandlerAndCheckExistence", path)
+    }
+
     /// `exists`, arming the watch when a handler is registered.
     pub fn exists(&mut self, io: &mut Io, actor: &str, source: &'static str, path: &str) -> Result<Option<Stat>, KeeperError> {
         let watch = self.node_handlers.contains_key(path);

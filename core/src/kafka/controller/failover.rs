@@ -21,9 +21,8 @@ const FAILOVER_STEPS: u32 = 11;
 impl KafkaController {
     /// `processStartup`: watch `/controller`, then try to become controller.
     pub(super) fn process_startup(&mut self, cx: &mut Cx) -> CResult<()> {
-        cx.zkc.register_node_handler(zk_data::CONTROLLER, NodeHandler::ControllerChange);
         let actor = self.actor();
-        let _ = cx.zkc.exists(cx.io, &actor, "KafkaZkClient.registerZNodeChangeHandlerAndCheckExistence", zk_data::CONTROLLER);
+        let _ = cx.zkc.register_node_handler_and_check_existence(cx.io, &actor, zk_data::CONTROLLER, NodeHandler::ControllerChange);
         self.elect(cx)
     }
 
@@ -83,12 +82,10 @@ impl KafkaController {
     /// broker was the controller and no longer is, resign.
     pub(crate) fn maybe_resign(&mut self, cx: &mut Cx) {
         let was_active = self.is_active();
-        // The exists-watch is re-armed even when /controller is gone: a
-        // get leaves no watch on a missing node, and without one this
-        // broker would never hear of the next controller, nor of its end.
-        cx.zkc.register_node_handler(zk_data::CONTROLLER, NodeHandler::ControllerChange);
+        // The exists-watch is re-armed even when /controller is gone:
+        // without it this broker would never hear of the next controller.
         let actor = self.actor();
-        let _ = cx.zkc.exists(cx.io, &actor, "KafkaZkClient.registerZNodeChangeHandlerAndCheckExistence", zk_data::CONTROLLER);
+        let _ = cx.zkc.register_node_handler_and_check_existence(cx.io, &actor, zk_data::CONTROLLER, NodeHandler::ControllerChange);
         self.active_controller_id = kzk::get_controller_id(cx.zkc, cx.io, &actor).ok().flatten().unwrap_or(-1);
         let now_active = self.is_active();
         self.step(
@@ -251,8 +248,7 @@ impl KafkaController {
             (zk_data::PREFERRED_REPLICA_ELECTION, NodeHandler::PreferredReplicaElection),
             (zk_data::REASSIGN_PARTITIONS, NodeHandler::PartitionReassignment),
         ] {
-            cx.zkc.register_node_handler(path, h);
-            let _ = cx.zkc.exists(cx.io, &actor, "KafkaZkClient.registerZNodeChangeHandlerAndCheckExistence", path);
+            let _ = cx.zkc.register_node_handler_and_check_existence(cx.io, &actor, path, h);
         }
         self.numbered(cx, FAILOVER, 3, FAILOVER_STEPS, "delete stale log-dir event and ISR change notifications".into(), Detail::new());
         for (root, src) in [
@@ -392,8 +388,7 @@ impl KafkaController {
         let actor = self.actor();
         for &b in brokers {
             let path = zk_data::broker_path(b);
-            cx.zkc.register_node_handler(&path, NodeHandler::BrokerModifications(b));
-            let _ = cx.zkc.exists(cx.io, &actor, "KafkaZkClient.registerZNodeChangeHandlerAndCheckExistence", &path);
+            let _ = cx.zkc.register_node_handler_and_check_existence(cx.io, &actor, &path, NodeHandler::BrokerModifications(b));
         }
     }
 

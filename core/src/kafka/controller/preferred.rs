@@ -77,12 +77,11 @@ impl KafkaController {
                     self.ctx.epoch_zk_version,
                 )?;
             }
-            cx.zkc.register_node_handler(zk_data::PREFERRED_REPLICA_ELECTION, NodeHandler::PreferredReplicaElection);
-            let _ = cx.zkc.exists(
+            let _ = cx.zkc.register_node_handler_and_check_existence(
                 cx.io,
                 &actor,
-                "KafkaZkClient.registerZNodeChangeHandlerAndCheckExistence",
                 zk_data::PREFERRED_REPLICA_ELECTION,
+                NodeHandler::PreferredReplicaElection,
             );
         }
         Ok(())

@@ -24,10 +24,9 @@ impl KafkaController {
             return Ok(());
         }
         let actor = self.actor();
-        cx.zkc.register_node_handler(zk_data::REASSIGN_PARTITIONS, NodeHandler::PartitionReassignment);
         if cx
             .zkc
-            .exists(cx.io, &actor, "KafkaZkClient.registerZNodeChangeHandlerAndCheckExistence", zk_data::REASSIGN_PARTITIONS)
+            .register_node_handler_and_check_existence(cx.io, &actor, zk_data::REASSIGN_PARTITIONS, NodeHandler::PartitionReassignment)
             .ok()
             .flatten()
             .is_none()
