@@ -3,7 +3,7 @@
 #
 #   tests/zk_differential/run.sh [zk_diff.py options, e.g. --sequences 5000 --seed 7]
 #
-# Builds target/debug/kzsim, starts a private standalone ZooKeeper on a free
+# Builds target/debug/kzsim (under $CARGO_TARGET_DIR when that is set), starts a private standalone ZooKeeper on a free
 # loopback port, runs zk_diff.py against both, stops the server and exits with
 # zk_diff.py's status. Needs java, the `zookeeper` package (or ZK_CLASSPATH
 # pointing at a ZooKeeper 3.8 jar and its dependencies) and python3 + kazoo.
@@ -13,6 +13,7 @@ HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 REPO="$(cd "$HERE/../.." && pwd)"
 ZK_CLASSPATH="${ZK_CLASSPATH:-/etc/zookeeper/conf:/usr/share/java/zookeeper.jar}"
 PYTHON="${PYTHON:-python3}"
+TARGET_DIR="${CARGO_TARGET_DIR:-$REPO/target}"
 
 (cd "$REPO" && cargo build -q -p kzsim)
 
@@ -85,7 +86,7 @@ fi
 
 # In the background + wait, so that a signal to this script is acted on at once.
 status=0
-"$PYTHON" "$HERE/zk_diff.py" --zk "127.0.0.1:$PORT" --kzsim "$REPO/target/debug/kzsim" "$@" &
+"$PYTHON" "$HERE/zk_diff.py" --zk "127.0.0.1:$PORT" --kzsim "$TARGET_DIR/debug/kzsim" "$@" &
 PY_PID=$!
 wait "$PY_PID" || status=$?
 PY_PID=""
