@@ -26,16 +26,15 @@ work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
 # one SIZE: runs the SIZE scenario once and appends "wall_seconds rss_kb" to
-# $work/SIZE (the RSS only where GNU time is installed).
+# $work/SIZE (the RSS "-" where GNU time is not installed).
 one() {
   local scenario="benches/scenarios/failover-$1.kzs"
   if [[ -x /usr/bin/time ]]; then
-    /usr/bin/time -f '%e %M' -o "$work/last" "$kzsim" run "$scenario" --quiet >/dev/null
+    /usr/bin/time -f '%e %M' -a -o "$work/$1" "$kzsim" run "$scenario" --quiet >/dev/null
   else
     local TIMEFORMAT='%R -'
-    { time "$kzsim" run "$scenario" --quiet >/dev/null; } 2>"$work/last"
+    { time "$kzsim" run "$scenario" --quiet >/dev/null; } 2>>"$work/$1"
   fi
-  cat "$work/last" >>"$work/$1"
 }
 
 for ((i = 0; i < runs; i++)); do
@@ -43,20 +42,28 @@ for ((i = 0; i < runs; i++)); do
   one 100k
 done
 
-# summary SIZE: "median (min-max) s, peak RSS N MB" of the SIZE runs.
-summary() {
-  sort -g "$work/$1" | awk -v n="$runs" '
-    { wall[NR] = $1; if ($2 != "-" && $2 > rss) rss = $2 }
-    END {
-      printf "%.2f s (%.2f-%.2f), ", wall[int((n + 1) / 2)], wall[1], wall[n]
-      if (rss) printf "peak RSS %d MB", rss / 1024; else printf "peak RSS not measured"
-    }'
+# stats SIZE: "median min max peak_rss_kb" of the SIZE runs ("-" for an
+# unmeasured RSS).
+stats() {
+  sort -g "$work/$1" | awk '
+    { wall[NR] = $1; if ($2 != "-" && $2 + 0 > rss) rss = $2 }
+    END { print wall[int((NR + 1) / 2)], wall[1], wall[NR], (rss ? rss : "-") }'
 }
-median() { sort -g "$work/$1" | awk -v n="$runs" '{ w[NR] = $1 } END { print w[int((n + 1) / 2)] }'; }
+read -r m10 lo10 hi10 rss10 < <(stats 10k)
+read -r m100 lo100 hi100 rss100 < <(stats 100k)
 
-echo "kzsim run --quiet, wall time, median of $runs runs taken in turn ($(date -u '+%Y-%m-%d %H:%M UTC'), $(git rev-parse --short HEAD)):"
-echo "   10,000 partitions: $(summary 10k)"
-echo "  100,000 partitions: $(summary 100k)"
-awk -v s="$(median 10k)" -v l="$(median 100k)" 'BEGIN {
+# line MEDIAN MIN MAX RSS_KB: "median s (min-max), peak RSS N MB".
+line() {
+  awk -v m="$1" -v lo="$2" -v hi="$3" -v rss="$4" 'BEGIN {
+    printf "%.2f s (%.2f-%.2f), ", m, lo, hi
+    if (rss == "-") print "peak RSS not measured"; else printf "peak RSS %d MB\n", rss / 1024
+  }'
+}
+
+commit="$(git rev-parse --short HEAD 2>/dev/null || echo 'not a git checkout')"
+echo "kzsim run --quiet, wall time, median of $runs runs taken in turn ($(date -u '+%Y-%m-%d %H:%M UTC'), $commit):"
+echo "   10,000 partitions: $(line "$m10" "$lo10" "$hi10" "$rss10")"
+echo "  100,000 partitions: $(line "$m100" "$lo100" "$hi100" "$rss100")"
+awk -v s="$m10" -v l="$m100" 'BEGIN {
   printf "  growth 10,000 → 100,000: %.1f× (linear is 10×); target ≤ 1 s for 100,000: %s\n", l / s, (l <= 1 ? "met" : "not met")
 }'

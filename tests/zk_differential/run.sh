@@ -3,9 +3,10 @@
 #
 #   tests/zk_differential/run.sh [zk_diff.py options, e.g. --sequences 5000 --seed 7]
 #
-# Builds target/debug/kzsim (under $CARGO_TARGET_DIR when that is set), starts a private standalone ZooKeeper on a free
-# loopback port, runs zk_diff.py against both, stops the server and exits with
-# zk_diff.py's status. Needs java, the `zookeeper` package (or ZK_CLASSPATH
+# Builds target/debug/kzsim (under $CARGO_TARGET_DIR when that is set),
+# starts a private standalone ZooKeeper on a free loopback port, runs
+# zk_diff.py against both, stops the server and exits with zk_diff.py's
+# status. Needs java, the `zookeeper` package (or ZK_CLASSPATH
 # pointing at a ZooKeeper 3.8 jar and its dependencies) and python3 + kazoo.
 set -euo pipefail
 
