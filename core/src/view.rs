@@ -60,8 +60,8 @@ pub struct View {
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct ZnodeView {
-    pub path: String,
-    pub name: String,
+    /// Shared with the tree (a big cluster's rows are 30,000 paths).
+    pub path: Rc<str>,
     pub depth: usize,
     pub data: String,
     pub stat: Stat,
@@ -73,6 +73,16 @@ pub struct ZnodeView {
     pub change: &'static str,
     pub watchers: Vec<WatcherView>,
     pub children: usize,
+}
+
+impl ZnodeView {
+    /// The znode's name: its path's last component (`/` for the root).
+    pub fn name(&self) -> &str {
+        match self.path.rsplit_once('/') {
+            Some((_, "")) | None => "/",
+            Some((_, name)) => name,
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -510,7 +520,7 @@ fn znodes(sim: &Sim, previous_zxid: i64, deleted: &BTreeSet<String>, before: Opt
     let mut before = before.unwrap_or_default().iter().peekable();
     let mut out: Vec<Rc<ZnodeView>> = zk
         .tree()
-        .iter()
+        .iter_shared()
         .map(|(path, n)| {
             let watchers = watchers_of(sim, path);
             let owner = n.is_ephemeral().then(|| session_owner(sim, n.stat.ephemeral_owner));
@@ -521,18 +531,17 @@ fn znodes(sim: &Sim, previous_zxid: i64, deleted: &BTreeSet<String>, before: Opt
             } else {
                 ""
             };
-            while before.next_if(|row| row.path != path && tree_order(&row.path, path).is_lt()).is_some() {}
-            if let Some(row) = before.next_if(|row| row.path == path) {
+            while before.next_if(|row| row.path != *path && tree_order(&row.path, path).is_lt()).is_some() {}
+            if let Some(row) = before.next_if(|row| row.path == *path) {
                 if row.stat == n.stat && row.change == change && row.watchers == watchers && row.owner == owner {
                     return row.clone();
                 }
             }
-            let name = if path == "/" { "/".to_string() } else { crate::zookeeper::path::name(path).to_string() };
+            let name = if &**path == "/" { "/" } else { crate::zookeeper::path::name(path) };
             let sequential = name.len() > 10 && name[name.len() - 10..].bytes().all(|b| b.is_ascii_digit());
             Rc::new(ZnodeView {
-                path: path.to_string(),
-                depth: if path == "/" { 0 } else { depth(path) },
-                name,
+                path: path.clone(),
+                depth: if &**path == "/" { 0 } else { depth(path) },
                 data: String::from_utf8_lossy(&n.data).into_owned(),
                 stat: n.stat,
                 ephemeral: n.is_ephemeral(),
@@ -548,8 +557,7 @@ fn znodes(sim: &Sim, previous_zxid: i64, deleted: &BTreeSet<String>, before: Opt
     for p in deleted {
         if zk.tree().get(p).is_none() {
             out.push(Rc::new(ZnodeView {
-                path: p.clone(),
-                name: crate::zookeeper::path::name(p).to_string(),
+                path: p.as_str().into(),
                 depth: depth(p),
                 data: String::new(),
                 stat: Stat::default(),
@@ -800,6 +808,23 @@ fn partitions(sim: &Sim, in_zookeeper: &InZookeeper, rows: &[usize]) -> Vec<Part
 mod tests {
     use crate::sandbox::Sandbox;
 
+    /// A row's name is its path's last component, as ZooKeeper names a
+    /// node among its siblings; the root is `/`. The rows share their
+    /// paths with the tree rather than copying them.
+    #[test]
+    fn znode_rows_name_their_nodes_and_share_the_trees_paths() {
+        let mut sandbox = Sandbox::load("cluster brokers=1\nstart all\nrun 5s\n").expect("scenario");
+        sandbox.run_for(100_000);
+        let view = sandbox.view();
+        let name = |path: &str| view.znodes.iter().find(|z| &*z.path == path).map(|z| z.name().to_string());
+        assert_eq!(name("/").as_deref(), Some("/"));
+        assert_eq!(name("/brokers").as_deref(), Some("brokers"));
+        assert_eq!(name("/brokers/ids/0").as_deref(), Some("0"));
+        let again = sandbox.view();
+        let row = |v: &super::View| v.znodes.iter().find(|z| &*z.path == "/brokers/ids/0").map(|z| z.path.clone()).expect("broker 0's row");
+        assert!(std::rc::Rc::ptr_eq(&row(&view), &row(&again)), "both views share the tree's path");
+    }
+
     /// The znode rows list each node's subtree right after it: a topic's
     /// partitions come before a topic whose name extends its own with a
     /// '-' or '.', which sort before '/' byte by byte.
@@ -811,7 +836,7 @@ mod tests {
                       topic create t.y partitions=1 replication-factor=1\nrun 5s\n";
         let mut sandbox = Sandbox::load(script).expect("scenario");
         sandbox.run_for(100_000);
-        let rows: Vec<String> = sandbox.view().znodes.iter().map(|z| z.path.clone()).collect();
+        let rows: Vec<String> = sandbox.view().znodes.iter().map(|z| z.path.to_string()).collect();
         let at = |p: &str| rows.iter().position(|r| r == p).unwrap_or_else(|| panic!("{p} in {rows:?}"));
         assert!(at("/brokers/topics/t") < at("/brokers/topics/t/partitions/0/state"));
         assert!(at("/brokers/topics/t/partitions/0/state") < at("/brokers/topics/t-x"));

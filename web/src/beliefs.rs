@@ -247,9 +247,9 @@ pub mod tests {
     fn live_brokers_compared_with_registrations() {
         let mut znodes = (*sample_view().znodes).clone();
         // Broker 0's registration was deleted this step; 3's is gone.
-        znodes.retain(|z| z.path != "/brokers/ids/3");
+        znodes.retain(|z| &*z.path != "/brokers/ids/3");
         for z in &mut znodes {
-            if z.path == "/brokers/ids/0" {
+            if &*z.path == "/brokers/ids/0" {
                 Rc::make_mut(z).change = "deleted";
             }
         }

@@ -525,7 +525,7 @@ mod tests {
         let again = state(&link, "");
         assert_eq!(position(&again), 6);
         let (a, b) = (s.sandbox.as_ref().unwrap().borrow().view(), again.sandbox.as_ref().unwrap().borrow().view());
-        assert!(b.znodes.iter().any(|z| z.path == "/learner"));
+        assert!(b.znodes.iter().any(|z| &*z.path == "/learner"));
         assert_eq!(a.znodes.len(), b.znodes.len());
     }
 
@@ -538,7 +538,7 @@ mod tests {
         assert_eq!(position(&s), 3);
         assert_eq!(s.sandbox.as_ref().unwrap().borrow().known_steps(), 3, "the old future is forgotten");
         let s = s.reduce(Action::ToEnd);
-        assert!(s.sandbox.as_ref().unwrap().borrow().view().znodes.iter().any(|z| z.path == "/branch"));
+        assert!(s.sandbox.as_ref().unwrap().borrow().view().znodes.iter().any(|z| &*z.path == "/branch"));
     }
 
     #[test]
@@ -667,7 +667,7 @@ mod tests {
         assert_eq!(back.file_error, None);
         assert_eq!(back.source, Source::BuiltIn("zk-basics".into()));
         assert_eq!(position(&back), replay.step);
-        assert!(back.sandbox.as_ref().unwrap().borrow().view().znodes.iter().any(|z| z.path == "/learner"));
+        assert!(back.sandbox.as_ref().unwrap().borrow().view().znodes.iter().any(|z| &*z.path == "/learner"));
         let bad = back.reduce(Action::Open(Err("nope.bin could not be read as text".into())));
         assert!(bad.file_error.is_some() && bad.sandbox.is_some(), "a bad file leaves the page as it was");
     }

@@ -501,7 +501,7 @@ mod tests {
                 assert_eq!(view.line, beat.line, "{here}: the timeline never plays this line (`{source}`)");
                 let found = match &beat.highlight {
                     None | Some(Highlight::Event) => view.current.is_some(),
-                    Some(Highlight::Znode(path)) => view.znodes.iter().any(|z| &z.path == path && z.change != "deleted"),
+                    Some(Highlight::Znode(path)) => view.znodes.iter().any(|z| *z.path == **path && z.change != "deleted"),
                     Some(Highlight::Broker(id)) => view.brokers.iter().any(|b| b.id == *id),
                     Some(Highlight::Partition(tp)) => view.partitions.iter().any(|p| &p.tp == tp),
                 };

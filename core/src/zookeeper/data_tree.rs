@@ -132,6 +132,11 @@ impl DataTree {
         self.nodes.iter()
     }
 
+    /// [`DataTree::iter`], each path as the tree holds it (shared, not copied).
+    pub fn iter_shared(&self) -> impl Iterator<Item = (&Rc<str>, &ZNode)> {
+        self.nodes.iter().shared()
+    }
+
     /// The nodes below `path` (not `path` itself), in tree order.
     pub fn descendants(&self, path: &str) -> impl Iterator<Item = (&str, &ZNode)> {
         self.nodes.subtree(path)

@@ -177,13 +177,23 @@ impl WatchManager {
         });
     }
 
-    /// Data-table watchers of `path`, for display.
+    /// Data-table watchers of `path`, for display. A path the filter counts
+    /// no watch for is not searched: the browser's znode rows ask this of
+    /// every one of a big cluster's 30,000 znodes, nearly all unwatched, and
+    /// the two tables' searches were the largest part of building them all
+    /// again after a seek (issue 9).
     pub fn data_watchers(&self, path: &str) -> Vec<(SessionId, DataWatchKinds)> {
+        if !self.filter.may_hold(path) {
+            return Vec::new();
+        }
         self.data.get(path).map(|m| m.iter().map(|(s, k)| (*s, *k)).collect()).unwrap_or_default()
     }
 
     /// Child-table watchers of `path`, for display.
     pub fn child_watchers(&self, path: &str) -> Vec<SessionId> {
+        if !self.filter.may_hold(path) {
+            return Vec::new();
+        }
         self.child.get(path).map(|s| s.iter().copied().collect()).unwrap_or_default()
     }
 

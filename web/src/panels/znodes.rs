@@ -113,7 +113,7 @@ fn lines(d: &Drawn) -> Vec<Line> {
         while ancestors.last().is_some_and(|(a, ..)| !is_under(&z.path, a)) {
             ancestors.pop();
         }
-        let wanted = !z.change.is_empty() || d.recent.contains_key(&z.path) || d.selected.as_deref() == Some(z.path.as_str());
+        let wanted = !z.change.is_empty() || d.recent.contains_key(&*z.path) || d.selected.as_deref() == Some(&*z.path);
         if let Some((parent, total, n)) = ancestors.last_mut() {
             if *n >= SIBLINGS && !d.opened.contains(*parent) && !wanted {
                 if *n == SIBLINGS {
@@ -223,9 +223,9 @@ pub fn znodes(p: &ZnodesProps) -> Html {
         Ok(i) => {
             let z = &view.znodes[*i];
             html! {
-                <ZnodeRow key={if z.change == "deleted" { format!("deleted:{}", z.path) } else { z.path.clone() }}
-                    node={z.clone()} collapsed={collapsed.contains(&z.path)}
-                    selected={selected.as_deref() == Some(z.path.as_str())} age={recent.get(&z.path).copied()} {lang}
+                <ZnodeRow key={if z.change == "deleted" { format!("deleted:{}", z.path) } else { z.path.to_string() }}
+                    node={z.clone()} collapsed={collapsed.contains(&*z.path)}
+                    selected={selected.as_deref() == Some(&*z.path)} age={recent.get(&*z.path).copied()} {lang}
                     on_select={on_select.clone()} on_toggle={on_toggle.clone()} />
             }
         }
@@ -248,7 +248,7 @@ pub fn znodes(p: &ZnodesProps) -> Html {
             }
         }
     });
-    let selected_node = selected.as_ref().and_then(|s| view.znodes.iter().find(|z| &z.path == s && z.change != "deleted"));
+    let selected_node = selected.as_ref().and_then(|s| view.znodes.iter().find(|z| *z.path == **s && z.change != "deleted"));
     html! {
         <section class="kz-panel kz-zk" aria-labelledby="kz-zk-h">
             <h2 id="kz-zk-h" class="kz-panel-title"><span class="kz-dot kz-czk"></span>{ p.lang.t("ZooKeeper") }
@@ -299,7 +299,7 @@ impl PartialEq for ZnodeRowProps {
 fn znode_row(p: &ZnodeRowProps) -> Html {
     let z = &p.node;
     let lang = p.lang;
-    let path = z.path.clone();
+    let path = z.path.to_string();
     let select = {
         let (on, path) = (p.on_select.clone(), path.clone());
         Callback::from(move |_: MouseEvent| on.emit(path.clone()))
@@ -341,7 +341,7 @@ fn znode_row(p: &ZnodeRowProps) -> Html {
     let inner = html! {
         <>
             { twisty }
-            <span class="kz-zname" translate="no">{ &z.name }</span>
+            <span class="kz-zname" translate="no">{ z.name() }</span>
             if z.ephemeral {
                 <span class={classes!("kz-badge", "kz-badge-e", z.owner.as_deref().map(format::actor_class))}
                     title={lang.f("ephemeral, owned by {}", &[&z.owner.clone().unwrap_or_default()])}>{ "E" }</span>
@@ -462,8 +462,7 @@ mod tests {
     fn wide(n: usize) -> Drawn {
         let node = |path: &str, children: usize| {
             Rc::new(ZnodeView {
-                path: path.to_string(),
-                name: path.rsplit('/').next().unwrap_or("/").to_string(),
+                path: path.into(),
                 depth: if path == "/" { 0 } else { path.matches('/').count() },
                 data: String::new(),
                 stat: Default::default(),
@@ -494,7 +493,7 @@ mod tests {
         lines(d)
             .into_iter()
             .map(|l| match l {
-                Ok(i) => d.znodes.0[i].path.clone(),
+                Ok(i) => d.znodes.0[i].path.to_string(),
                 Err((parent, rest, depth)) => format!("more:{parent}:{rest}:{depth}"),
             })
             .collect()
