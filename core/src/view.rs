@@ -78,10 +78,16 @@ pub struct ZnodeView {
 impl ZnodeView {
     /// The znode's name: its path's last component (`/` for the root).
     pub fn name(&self) -> &str {
-        match self.path.rsplit_once('/') {
-            Some((_, "")) | None => "/",
-            Some((_, name)) => name,
-        }
+        znode_name(&self.path)
+    }
+}
+
+/// A path's last component, and `/` for the root (whose last component is empty).
+fn znode_name(path: &str) -> &str {
+    if path == "/" {
+        "/"
+    } else {
+        crate::zookeeper::path::name(path)
     }
 }
 
@@ -537,7 +543,7 @@ fn znodes(sim: &Sim, previous_zxid: i64, deleted: &BTreeSet<String>, before: Opt
                     return row.clone();
                 }
             }
-            let name = if &**path == "/" { "/" } else { crate::zookeeper::path::name(path) };
+            let name = znode_name(path);
             let sequential = name.len() > 10 && name[name.len() - 10..].bytes().all(|b| b.is_ascii_digit());
             Rc::new(ZnodeView {
                 path: path.clone(),
