@@ -18,6 +18,31 @@ export const TIMEOUT_MS = 20_000;
 /** base64url without padding, as `#kzs=` wants it. */
 export const base64url = (text) => Buffer.from(text, 'utf8').toString('base64url');
 
+/**
+ * The q-quantile of `xs` by nearest rank: the smallest sample with at least
+ * a fraction q of the samples at or below it. (p95 of 20 samples is the
+ * 19th, not the largest: `floor(q·n)`, used before, made it the maximum.)
+ */
+export const quantile = (xs, q) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.max(0, Math.ceil(q * s.length) - 1)];
+};
+
+/**
+ * `n` seek targets in 1..`within`, the same every run (a linear congruential
+ * sequence), so that perf.mjs and profile.mjs seek to the same steps and a
+ * longer run's first targets are a shorter run's.
+ */
+export function seekTargets(within, n) {
+  const out = [];
+  let x = 12345;
+  for (let i = 0; i < n; i++) {
+    x = (x * 1103515245 + 12345) % 2 ** 31;
+    out.push(1 + (x % within));
+  }
+  return out;
+}
+
 /** The built-in scenarios: every static/scenarios/*.kzs, by name. */
 export function builtIns() {
   const dir = path.join(ROOT, 'static/scenarios');

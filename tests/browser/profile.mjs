@@ -14,7 +14,7 @@
 //   node profile.mjs mutations [--address=A] [--to-end] [--seek=S1,S2]
 //        what five → steps (or seeks to S1, S2, …) change in the page
 //   node profile.mjs seeks    [--address=A] [--profile] [--seek=S1,S2]
-//        each of perf.mjs's twenty seeks, after "run to the end", wall;
+//        each of perf.mjs's first twenty seeks, after "run to the end", wall;
 //        with --profile, then a CPU profile and trace of the twenty again
 //   node profile.mjs fast-forward [--address=A]
 //        CPU profile and trace of "run to the end", from the click to the
@@ -24,7 +24,7 @@
 // --big is perf.mjs's 50 brokers × 10,000 partitions. --to-end runs to the
 // end first and measures from 400 steps before it, as perf.mjs does.
 
-import { base64url, start } from './harness.mjs';
+import { base64url, quantile, seekTargets, start } from './harness.mjs';
 
 const [mode = 'steps', ...rest] = process.argv.slice(2);
 const args = new Map(
@@ -102,7 +102,6 @@ const mainThread = (events) => {
   return mark ? events.filter((e) => e.pid === mark.pid && e.tid === mark.tid) : [];
 };
 const cpu = (e) => (e.tdur ?? e.dur ?? 0) / 1000;
-const quantile = (xs, q) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))];
 const ms = (x) => `${x.toFixed(1)} ms`;
 
 /** p50 / p95 of the main thread's CPU time per → step, `n` steps from
@@ -166,16 +165,10 @@ async function profiled(what, n, body) {
   for (const [k, v] of [...byName].sort((a, b) => b[1] - a[1]).slice(0, 30)) console.log(`${(v / n).toFixed(2).padStart(7)} ms  ${k}`);
 }
 
-/** perf.mjs's twenty seeks over `steps` steps, in its order (or --seek's). */
+/** perf.mjs's first twenty seeks over `steps` steps, in its order (or --seek's). */
 function perfSeeks() {
   if (args.has('seek')) return args.get('seek').split(',').map(Number);
-  const out = [];
-  let x = 12345;
-  for (let i = 0; i < 20; i++) {
-    x = (x * 1103515245 + 12345) % 2 ** 31;
-    out.push(1 + (x % steps));
-  }
-  return out;
+  return seekTargets(steps, 20);
 }
 
 if (mode === 'steps') {
