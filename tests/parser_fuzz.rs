@@ -70,7 +70,8 @@ const WORDS: &[&str] = &[
     "1",
 ];
 
-fn check(text: &str) {
+/// Parses `text` and, if it parses, plays it under a small budget; true if it was played.
+fn check(text: &str) -> bool {
     let lines = text.split('\n').count();
     match parse(text) {
         Ok(_) => {
@@ -78,11 +79,13 @@ fn check(text: &str) {
             if let Err(e) = run_text(text, limits) {
                 assert!(e.line() >= 1 && e.line() <= lines, "run error outside the text: {e}");
             }
+            true
         }
         Err(e) => {
             assert!(e.line >= 1 && e.line <= lines, "line {} outside 1..={lines}: {e}", e.line);
             assert!(e.col >= 1, "column 0: {e}");
             assert!(!e.message.is_empty());
+            false
         }
     }
 }
@@ -137,6 +140,85 @@ fn mutated_scenarios_never_panic() {
         }
         check(&chars.into_iter().collect::<String>());
     }
+}
+
+/// Whole lines of the Kafka commands, some of them with numbers out of range
+/// or names that do not exist, for splicing into the built-in scenarios.
+const KAFKA_LINES: &[&str] = &[
+    "kill broker 0",
+    "kill broker 7",
+    "start broker 2",
+    "restart broker 1",
+    "shutdown broker 0",
+    "pause broker 1",
+    "resume broker 1",
+    "pause-fetch broker 2",
+    "resume-fetch broker 2",
+    "fail-log-dir broker 1",
+    "expire-session broker 0",
+    "topic create t partitions=3 replication-factor=2",
+    "topic create t partitions=0 replication-factor=9",
+    "produce t-0",
+    "produce nope-99",
+    "cluster brokers=3",
+    "cluster brokers=0",
+    "start all",
+    "run 10m",
+    "run 0s",
+    "expect controller 1",
+    "expect partition t-0 leader=1",
+    "expect broker 1 alive",
+    "expect znode /controller",
+    "zk admin get /brokers/ids/1",
+    "zk admin set /controller {\"version\":1,\"brokerid\":9}",
+    "zk admin delete /admin/reassign_partitions",
+    "zk admin create /config/changes/config_change_ {",
+];
+
+/// The built-in scenarios (the brokers, the controller, replicas, configs,
+/// log dirs) with whole lines removed, swapped, duplicated, spliced in or
+/// given one character wrong: the Kafka commands' error paths, where the
+/// mutations above mostly exercise the console's.
+#[test]
+fn mutated_kafka_scenarios_never_panic() {
+    let base = [
+        include_str!("../static/scenarios/controller-failover.kzs"),
+        include_str!("../static/scenarios/broker-bounce.kzs"),
+        include_str!("../static/scenarios/isr-shrink.kzs"),
+        include_str!("../static/scenarios/config-change.kzs"),
+        include_str!("../static/scenarios/log-dir-failure.kzs"),
+    ];
+    let mut rng = Rng::seeded(4);
+    let mut played = 0;
+    for _ in 0..400 {
+        let mut lines: Vec<String> = base[rng.index(base.len())].lines().map(String::from).collect();
+        for _ in 0..rng.range_inclusive(1, 5) {
+            let i = rng.index(lines.len());
+            match rng.range_inclusive(0, 4) {
+                0 => drop(lines.remove(i)),
+                1 => lines.insert(i, KAFKA_LINES[rng.index(KAFKA_LINES.len())].to_string()),
+                2 => {
+                    let j = rng.index(lines.len());
+                    lines.swap(i, j);
+                }
+                3 => lines.insert(i, lines[i].clone()),
+                _ => {
+                    let mut chars: Vec<char> = lines[i].chars().collect();
+                    if !chars.is_empty() {
+                        let at = rng.index(chars.len());
+                        chars[at] = ['0', '9', '-', '=', '"', '[', ' ', 'x', '/'][rng.index(9)];
+                    }
+                    lines[i] = chars.into_iter().collect();
+                }
+            }
+            if lines.is_empty() {
+                lines.push(String::new());
+            }
+        }
+        played += usize::from(check(&(lines.join("\n") + "\n")));
+    }
+    // Not only parse errors: a good share of the mutants are played.
+    assert!(played >= 100, "only {played} of 400 mutants parsed");
 }
 
 #[test]
