@@ -103,9 +103,15 @@ pub fn partitions(p: &PartitionListProps) -> Html {
                 </label>
                 <p class="kz-muted" data-testid="partition-count">{ p.lang.f("Showing {} of {} partitions ({} in all).", &[&view.partitions.len(), &wanted, &all]) }</p>
             }
-            { for (0..view.partitions.len()).map(|index| html! {
-                <PartitionRow key={view.partitions[index].tp.clone()} view={view.clone()} {index} lang={p.lang} />
-            }) }
+            // Keyed rows in a container of their own: `html!` flattens a `for`
+            // into its parent's children, and beside the heading and the
+            // filter Yew matched them by position, redrawing every row whose
+            // key moved (a filter typed, a page of others shown).
+            <div class="kz-partition-list">
+                { for (0..view.partitions.len()).map(|index| html! {
+                    <PartitionRow key={view.partitions[index].tp.clone()} view={view.clone()} {index} lang={p.lang} />
+                }) }
+            </div>
             if wanted > view.partitions.len() {
                 <button class="kz-btn kz-btn-small" data-testid="partitions-more" onclick={more}>{ t("Show more") }</button>
             }
@@ -250,14 +256,22 @@ fn belief_tables(p: &BeliefTablesProps) -> Html {
             if p.any_brokers {
                 <table class="kz-table kz-belief-table">
                     <caption>{ t("live brokers") }</caption>
+                    // The keyed rows in a body of their own: `html!` flattens a
+                    // `for` into its parent's children, and beside unkeyed
+                    // rows Yew matches keyed ones by position, replacing a
+                    // row whose key moved (most of them, as caches converge).
                     <tbody>
                         <tr><th>{ t("ZooKeeper's truth") }</th><td class="kz-chips">{ for registered.iter().map(|i| chip(*i, None, t("registered").into())) }</td></tr>
+                    </tbody>
+                    <tbody>
                         { for live.iter().filter(|(_, _, differs)| *differs || !many_brokers).take(if many_brokers { beliefs::SHOWN_DIFFERING } else { usize::MAX }).map(|(id, list, differs)| html! {
                             <tr key={*id} class={classes!(differs.then_some("kz-row-differs"))}>
                                 <th>{ chip(*id, None, format!("broker {id}")) }{ " " }{ t("metadata cache") }</th>
                                 { cell(*differs, html! { <span class="kz-chips">{ for list.iter().map(|i| chip(*i, None, t("live").into())) }</span> }) }
                             </tr>
                         }) }
+                    </tbody>
+                    <tbody>
                         if differing_hidden > 0 {
                             <tr class="kz-agree"><td colspan="2" class="kz-muted">{ p.lang.f("{} more brokers' metadata caches disagree with ZooKeeper too.", &[&differing_hidden]) }</td></tr>
                         }
@@ -267,6 +281,8 @@ fn belief_tables(p: &BeliefTablesProps) -> Html {
                     </tbody>
                 </table>
             }
+            // The partitions' tables keyed, in a container of their own (above).
+            <div class="kz-belief-parts">
             { for shown.iter().map(|(part, rows, hidden)| {
                 html! {
                     <table class="kz-table kz-belief-table" key={part.tp.clone()}>
@@ -288,6 +304,8 @@ fn belief_tables(p: &BeliefTablesProps) -> Html {
                                     </tr>
                                 }
                             }) }
+                        </tbody>
+                        <tbody>
                             if hidden.differing > 0 {
                                 <tr class="kz-agree"><td colspan="4" class="kz-muted">{ p.lang.f("{} more brokers' metadata caches disagree with ZooKeeper too.", &[&hidden.differing]) }</td></tr>
                             }
@@ -298,6 +316,7 @@ fn belief_tables(p: &BeliefTablesProps) -> Html {
                     </table>
                 }
             }) }
+            </div>
             if rest > 0 {
                 <p class="kz-muted" data-testid="beliefs-more">{ p.lang.f("{} more partitions are not drawn (those where an actor disagrees with ZooKeeper come first).", &[&rest]) }</p>
             }

@@ -100,6 +100,12 @@ fn drawing(p: &DrawingProps) -> Html {
                     // transform: a new message moves the others down a row by
                     // an attribute each, instead of rewriting every row's text
                     // (issue 9: the diagram was most of a step's text layout).
+                    // They have a group of their own: `html!` flattens a `for`
+                    // into its parent's children, and beside the unkeyed lanes
+                    // Yew matched them by position, so that a message's key at
+                    // another row replaced its whole group (all thirty, at
+                    // every step that sent one).
+                    <g class="kz-msgs">
                     { for d.msgs.iter().zip(&p.labels).enumerate().map(|(row, (m, label))| {
                         let y = 8;
                         let place = format!("translate(0 {})", TOP + row as i64 * ROW);
@@ -135,6 +141,7 @@ fn drawing(p: &DrawingProps) -> Html {
                             }
                         }
                     }) }
+                    </g>
                     if d.msgs.is_empty() {
                         <text x={LEFT.to_string()} y={(TOP + 12).to_string()} class="kz-muted-svg">{ p.lang.t("Nothing sent yet.") }</text>
                     }
