@@ -209,7 +209,7 @@ pub fn app() -> Html {
                 </div>
             </header>
             <div class="kz-sticky">
-                <Controls {step} {known} {end} {time_ms} {checkpoints} playing={state.playing} speed={state.speed} to_end={state.to_end} from={state.first_step()} to={state.to}
+                <Controls {step} {known} {end} {time_ms} {checkpoints} playing={state.playing} speed={state.speed} to_end={state.to_end} goal={state.goal} from={state.first_step()} to={state.to}
                     line={snap.as_ref().map_or(0, |s| s.view.line)} lines={state.text.lines().count()} {lang} on={on.clone()} />
             </div>
             { for errors.iter().map(|e| html! { <p class="kz-error" data-testid="error" role="alert">

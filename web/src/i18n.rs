@@ -397,6 +397,7 @@ const TABLE: &[(&str, &str)] = &[
     ("Find a partition", "查找分区"),
     ("Stop running to the end", "停止运行到结尾"),
     ("running to the end: line {} of {}", "正在运行到结尾：第 {} 行，共 {} 行"),
+    ("going to step {}, which the address asks for: step {} so far", "正在前往地址所指的第 {} 步：目前在第 {} 步"),
     ("{} more children of {}: show them all", "{1} 下还有 {0} 个子节点：全部显示"),
     ("Show more", "显示更多"),
     ("Showing {} of {} partitions ({} in all).", "显示 {} 个分区（匹配 {} 个，共 {} 个）。"),

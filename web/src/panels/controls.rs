@@ -31,6 +31,9 @@ pub struct ControlsProps {
     pub line: usize,
     #[prop_or_default]
     pub lines: usize,
+    /// The step an address asked for, while the page is on its way there.
+    #[prop_or_default]
+    pub goal: Option<u64>,
     pub lang: Lang,
     pub on: Callback<Action>,
 }
@@ -110,7 +113,12 @@ pub fn controls(p: &ControlsProps) -> Html {
                 }
                 <button class="kz-btn kz-btn-help" aria-label={t("Keyboard shortcuts")} aria-keyshortcuts="?" title={format!("{} (?)", t("Keyboard shortcuts"))} onclick={send(Action::Help(None))}>{ "?" }</button>
             </div>
-            if p.to_end && p.lines > 0 {
+            if let (true, Some(goal)) = (p.to_end, p.goal) {
+                <div class="kz-progress">
+                    <progress data-testid="to-end-progress" max={goal.to_string()} value={p.step.to_string()}></progress>
+                    <span class="kz-muted">{ p.lang.f("going to step {}, which the address asks for: step {} so far", &[&goal, &p.step]) }</span>
+                </div>
+            } else if p.to_end && p.lines > 0 {
                 <div class="kz-progress">
                     <progress data-testid="to-end-progress" max={p.lines.to_string()} value={p.line.to_string()}></progress>
                     <span class="kz-muted">{ p.lang.f("running to the end: line {} of {}", &[&p.line, &p.lines]) }</span>

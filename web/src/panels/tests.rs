@@ -107,6 +107,7 @@ fn the_controls_show_the_step_digits_only_and_speak_chinese() {
         to: None,
         line: 3,
         lines: 10,
+        goal: None,
         lang,
         on: Callback::noop(),
     };
@@ -119,6 +120,10 @@ fn the_controls_show_the_step_digits_only_and_speak_chinese() {
     assert!(html.contains(r#"max="40""#));
     let zh = render::<Controls>(props(Lang::Zh));
     assert!(zh.contains("前进一步"));
+    // On the way to a permalink's far step, the bar counts the steps.
+    let going = render::<Controls>(ControlsProps { to_end: true, goal: Some(60_000), ..props(Lang::En) });
+    assert!(going.contains(r#"max="60000" value="12""#), "{going}");
+    assert!(going.contains("going to step 60000, which the address asks for: step 12 so far"), "{going}");
 }
 
 /// Where a step's render time goes on a big cluster (issue 9): prints the
