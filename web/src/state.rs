@@ -28,8 +28,8 @@ pub const CHUNK_MS: f64 = 50.0;
 /// a 50-broker cluster the click froze the page for 357 ms).
 pub const FIRST_CHUNK_MS: f64 = 100.0;
 /// Steps taken between two looks at the clock in a chunk: a step of a big
-/// cluster's failover can take milliseconds, and a hundred between looks
-/// let a 50 ms chunk run to 160.
+/// cluster's failover can take milliseconds, and with a hundred between
+/// looks a 50 ms chunk could run on well past its budget.
 const STEPS_PER_CLOCK_READ: u64 = 8;
 pub const REDRAW_MS: f64 = 400.0;
 
@@ -91,7 +91,8 @@ pub struct AppState {
     /// The step an address asked for (`&step=N`) while the page is still
     /// on its way there, in chunks like "run to the end": a far step of a
     /// big cluster takes seconds to simulate, and the page shows it coming
-    /// instead of staying blank. Only while `to_end`.
+    /// instead of staying blank. Only while `to_end`; already within the
+    /// locked range.
     pub goal: Option<u64>,
 }
 
@@ -192,9 +193,9 @@ impl AppState {
 
     /// Takes the learner's actions again, each after its step, then goes to
     /// `step`: a permalink's or a downloaded trace's state, rebuilt. A step
-    /// not yet simulated is reached within [`FIRST_CHUNK_MS`] or, failing
-    /// that, in chunks ([`AppState::goal`]); the actions' own steps are
-    /// still reached at once.
+    /// not yet simulated is reached within [`CHUNK_MS`] or, failing that,
+    /// in chunks ([`AppState::goal`]); the actions' own steps are still
+    /// reached at once.
     fn replay(&mut self, actions: &[(u64, String)], step: u64) {
         let step = self.clamp(step);
         let Some(cell) = self.sandbox.clone() else { return };
@@ -223,13 +224,10 @@ impl AppState {
         }
     }
 
-    /// Where a chunk of "run to the end" stops: the locked range's end, or
-    /// the step the address asked for, whichever is first.
+    /// Where a chunk of "run to the end" stops: the step the address asked
+    /// for (clamped into the range), else the locked range's end.
     fn run_limit(&self) -> Option<u64> {
-        match (self.to, self.goal) {
-            (Some(to), Some(goal)) => Some(to.min(goal)),
-            (to, goal) => to.or(goal),
-        }
+        self.goal.or(self.to)
     }
 
     /// Opens a dropped or picked file.
@@ -386,7 +384,7 @@ impl Reducible for AppState {
             next.on_screen = visible;
             if next.autoplay {
                 next.playing = visible && next.sandbox.is_some();
-                next.to_end = false;
+                (next.to_end, next.goal) = (false, None);
             }
             return Rc::new(next);
         }
@@ -430,7 +428,7 @@ impl Reducible for AppState {
                 next.to_end = false;
             }
             Action::ToEnd => {
-                (next.playing, next.goal) = (false, None);
+                next.playing = false;
                 next.to_end = !AppState::end_chunk(&mut sandbox, next.to, FIRST_CHUNK_MS);
                 next.last_redraw = now_ms();
             }
@@ -440,7 +438,7 @@ impl Reducible for AppState {
                 }
                 // A turn either simulates or redraws, not both: a redraw of
                 // a big cluster far from its last one costs tens of
-                // milliseconds, and after a chunk it made one task of 150.
+                // milliseconds, and after a chunk the two made one long task.
                 if now_ms() - self.last_redraw < REDRAW_MS {
                     next.to_end = !AppState::end_chunk(&mut sandbox, next.run_limit(), CHUNK_MS);
                     if next.to_end {

@@ -41,6 +41,19 @@ pub struct ControlsProps {
 #[function_component(Controls)]
 pub fn controls(p: &ControlsProps) -> Html {
     let t = |s| p.lang.t(s);
+    // A run's progress: towards the step an address asked for, or through
+    // the script's lines.
+    let progress = match (p.to_end, p.goal) {
+        (true, Some(goal)) => Some((
+            goal.to_string(),
+            p.step.to_string(),
+            p.lang.f("going to step {}, which the address asks for: step {} so far", &[&goal, &p.step]),
+        )),
+        (true, None) if p.lines > 0 => {
+            Some((p.lines.to_string(), p.line.to_string(), p.lang.f("running to the end: line {} of {}", &[&p.line, &p.lines])))
+        }
+        _ => None,
+    };
     let send = |a: Action| {
         let on = p.on.clone();
         Callback::from(move |_: MouseEvent| on.emit(a.clone()))
@@ -113,15 +126,10 @@ pub fn controls(p: &ControlsProps) -> Html {
                 }
                 <button class="kz-btn kz-btn-help" aria-label={t("Keyboard shortcuts")} aria-keyshortcuts="?" title={format!("{} (?)", t("Keyboard shortcuts"))} onclick={send(Action::Help(None))}>{ "?" }</button>
             </div>
-            if let (true, Some(goal)) = (p.to_end, p.goal) {
+            if let Some((max, value, label)) = progress {
                 <div class="kz-progress">
-                    <progress data-testid="to-end-progress" max={goal.to_string()} value={p.step.to_string()}></progress>
-                    <span class="kz-muted">{ p.lang.f("going to step {}, which the address asks for: step {} so far", &[&goal, &p.step]) }</span>
-                </div>
-            } else if p.to_end && p.lines > 0 {
-                <div class="kz-progress">
-                    <progress data-testid="to-end-progress" max={p.lines.to_string()} value={p.line.to_string()}></progress>
-                    <span class="kz-muted">{ p.lang.f("running to the end: line {} of {}", &[&p.line, &p.lines]) }</span>
+                    <progress data-testid="to-end-progress" {max} {value}></progress>
+                    <span class="kz-muted">{ label }</span>
                 </div>
             }
             <div class="kz-timeline">
