@@ -37,9 +37,19 @@ fn main() {
     }
     let p: usize = std::env::var("KZ_BENCH_PARTITIONS").ok().and_then(|v| v.parse().ok()).unwrap_or(10_000);
     let mut sandbox = Sandbox::load(&scenario(p)).expect("the bench scenario parses");
-    let run = ms(|| while sandbox.step_forward() {});
+    // Every step timed on the way: a page that runs to the end freezes for
+    // as long as its heaviest single step, whatever its chunks' budget.
+    let mut each: Vec<(f64, u64)> = Vec::new();
+    let run = ms(|| loop {
+        let t = Instant::now();
+        if !sandbox.step_forward() {
+            break;
+        }
+        each.push((t.elapsed().as_secs_f64() * 1e3, sandbox.position()));
+    });
     let total = sandbox.position();
     println!("{p} partitions: {total} steps, run to the end in {run:.0} ms, {} keyframes", sandbox.timeline().keyframe_count());
+    heaviest_steps(&sandbox, &mut each);
     // Steps and views from a few places: after the topic, in the failover, at the end.
     let starts: Vec<u64> = (1..=8).map(|i| total * i / 9).collect();
     // What the browser's partitions panel asks for: its first page, twenty
@@ -88,5 +98,15 @@ fn main() {
             });
             println!("seek {from:>6} → {to:>6}: {seek:>7.2} ms, then the view {view:>6.2} ms");
         }
+    }
+}
+
+/// The five heaviest steps of the run, with what each mirrors in Kafka.
+fn heaviest_steps(sandbox: &Sandbox, each: &mut [(f64, u64)]) {
+    each.sort_by(|a, b| b.0.total_cmp(&a.0));
+    for &(took, step) in each.iter().take(5) {
+        let entry = sandbox.trace().iter().find(|e| e.step == step);
+        let (actor, source, summary) = entry.map_or(("?", "?", "?"), |e| (e.actor.as_str(), &*e.source, e.summary.as_str()));
+        println!("heavy step {step:>6}: {took:>7.2} ms  {actor} {source}: {summary:.100}");
     }
 }

@@ -82,6 +82,7 @@ impl Console {
                 .with("session", &session_hex(session))
                 .with("session_id", &session)
                 .with("timeout_ms", &negotiated),
+            later: None,
         });
     }
 
@@ -205,7 +206,14 @@ fn error_record(name: &str, op: &ConsoleOp, e: KeeperError) -> Record {
     let mut d = base_detail(op);
     d.put("ok", &false);
     d.put("error", &e.name());
-    Record { actor: name.into(), kind: "zk-result", summary: format!("{} → {e}", verb_line(op)), source: source_of(op), detail: d }
+    Record {
+        actor: name.into(),
+        kind: "zk-result",
+        summary: format!("{} → {e}", verb_line(op)),
+        source: source_of(op),
+        detail: d,
+        later: None,
+    }
 }
 
 fn end_record(name: &str, op: &ConsoleOp, session: SessionId, result: Result<(), KeeperError>) -> Record {
@@ -222,6 +230,7 @@ fn end_record(name: &str, op: &ConsoleOp, session: SessionId, result: Result<(),
                 summary: format!("session {} {what}; its ephemeral znodes are deleted", session_hex(session)),
                 source: source_of(op),
                 detail: d,
+                later: None,
             }
         }
     }
@@ -258,7 +267,7 @@ fn result_record(name: &str, op: &ConsoleOp, result: &ZkResult, zk: &ZooKeeper) 
         Response::Deleted => format!("{} → deleted", verb_line(op)),
         Response::Checked | Response::Multi(_) => format!("{} → ok", verb_line(op)),
     };
-    Record { actor: name.into(), kind: "zk-result", summary, source: source_of(op), detail: d }
+    Record { actor: name.into(), kind: "zk-result", summary, source: source_of(op), detail: d, later: None }
 }
 
 /// The trace record for a watch event reaching a console session.
@@ -269,6 +278,7 @@ pub fn watch_record(name: &str, n: &Notification) -> Record {
         summary: format!("{} {}", n.event.name(), n.path),
         source: "WatchManager.triggerWatch",
         detail: Detail::new().with("type", &n.event.name()).with("path", &n.path),
+        later: None,
     }
 }
 

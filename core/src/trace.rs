@@ -56,6 +56,52 @@ pub struct Record {
     pub summary: String,
     pub source: &'static str,
     pub detail: Detail,
+    /// The summary and detail, when they are written as the step is handed
+    /// out rather than as its event is handled ([`Later`]).
+    pub later: Option<Later>,
+}
+
+impl Record {
+    /// Takes the step's summary and detail, written now if they were left
+    /// for later.
+    pub fn take_text(&mut self) -> (String, Detail) {
+        match self.later.take() {
+            Some(later) => later.describe(),
+            None => (std::mem::take(&mut self.summary), std::mem::replace(&mut self.detail, Detail::none())),
+        }
+    }
+}
+
+/// A step's text that can be written from what the step kept.
+pub trait Describe: std::fmt::Debug {
+    fn describe(&self) -> (String, Detail);
+}
+
+/// A summary and detail written when their step is handed out. One event
+/// can record tens of thousands of steps (a topic of 10,000 partitions
+/// creates 20,000 znodes in one `processTopicChange`), and that event is the
+/// longest task a page runs; its requests' texts, written as it was
+/// handled, were a fifth of it (`cargo bench --bench view`: 59-60 ms, now
+/// 52-54; the failover's `Reelect` 30-31, now 22-23; issue 9). Handed out a
+/// chunk at a time, the same texts are written between the page's frames.
+#[derive(Clone, Debug)]
+pub struct Later(std::rc::Rc<dyn Describe>);
+
+impl Later {
+    pub fn new(text: impl Describe + 'static) -> Later {
+        Later(std::rc::Rc::new(text))
+    }
+
+    pub fn describe(&self) -> (String, Detail) {
+        self.0.describe()
+    }
+}
+
+/// Two texts are equal when they read the same.
+impl PartialEq for Later {
+    fn eq(&self, other: &Later) -> bool {
+        self.describe() == other.describe()
+    }
 }
 
 /// Every step reached so far — or, after [`Trace::forget`], the steps since.

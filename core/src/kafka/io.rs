@@ -6,7 +6,7 @@
 use super::BrokerId;
 use crate::sim::effect::Effects;
 use crate::sim::{Millis, Rng};
-use crate::trace::{Detail, Record};
+use crate::trace::{Describe, Detail, Later, Record};
 use crate::zookeeper::{Notification, ZooKeeper};
 
 /// One ZooKeeper round trip from a broker: 1-3 ms on a local network.
@@ -64,7 +64,7 @@ impl<'a> Io<'a> {
         if !self.steps_read {
             return self.fx.count_step();
         }
-        self.fx.record(Record { actor: actor.to_string(), kind, summary, source, detail: detail.into() });
+        self.fx.record(Record { actor: actor.to_string(), kind, summary, source, detail: detail.into(), later: None });
     }
 
     /// A step whose summary and detail are built only if someone will read
@@ -85,6 +85,18 @@ impl<'a> Io<'a> {
         }
         let (summary, detail) = build();
         self.record(actor, kind, source, summary, detail);
+    }
+
+    /// A step whose summary and detail are written when the step is handed
+    /// out ([`Later`]): `keep` gathers, only if someone will read them, what
+    /// they are written from. For the steps one event records by the
+    /// thousand, whose texts made that event the longest task of a page.
+    pub fn record_later<T: Describe + 'static>(&mut self, actor: &str, kind: &'static str, source: &'static str, keep: impl FnOnce() -> T) {
+        if !self.steps_read {
+            return self.fx.count_step();
+        }
+        let later = self.records_read.then(|| Later::new(keep()));
+        self.fx.record(Record { actor: actor.to_string(), kind, summary: String::new(), source, detail: Detail::none(), later });
     }
 
     /// A network delay in milliseconds after the thread's current cost.

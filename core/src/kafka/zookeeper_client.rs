@@ -8,7 +8,7 @@ use super::BrokerId;
 use crate::console::session_hex;
 use crate::scenario::TopicPartition;
 use crate::small_map::SmallMap;
-use crate::trace::Detail;
+use crate::trace::{Describe, Detail};
 use crate::zookeeper::{CreateMode, EventType, KeeperError, Request, Response, SessionId, Stat, ZkError, ZkResult};
 use std::collections::BTreeMap;
 
@@ -100,7 +100,7 @@ impl ZooKeeperClient {
         };
         let (result, notifications) = io.zk.process(io.now, session, &request);
         io.notifications.extend(notifications);
-        record_request(io, actor, source, &request, &result);
+        io.record_later(actor, "zk-request", source, || ZkCall { request, result: result.clone() });
         result
     }
 
@@ -277,8 +277,17 @@ fn mode_name(m: CreateMode) -> &'static str {
     }
 }
 
-fn record_request(io: &mut Io, actor: &str, source: &'static str, request: &Request, result: &ZkResult) {
-    io.record_with(actor, "zk-request", source, || describe_outcome(request, result));
+/// A request and its outcome, kept for the step that shows them.
+#[derive(Debug)]
+struct ZkCall {
+    request: Request,
+    result: ZkResult,
+}
+
+impl Describe for ZkCall {
+    fn describe(&self) -> (String, Detail) {
+        describe_outcome(&self.request, &self.result)
+    }
 }
 
 /// A request's step: its summary (`op path → outcome`) and detail.

@@ -195,6 +195,7 @@ impl Sim {
                 .with("session", &session_hex(session))
                 .with("owner", &format!("broker-{id}"))
                 .with("deleted", &ephemerals),
+            later: None,
         });
         self.deliver(notifications, &mut fx);
         fx.schedule(1, Event::Broker { id, incarnation, what: super::event::BrokerEvent::SessionExpired { session } });
@@ -255,6 +256,7 @@ impl Sim {
             summary: format!("produce {messages} records to {tp}: {failure}"),
             source: "KafkaProducer.send",
             detail: Detail::new().with("partition", &tp.to_string()).with("ok", &false).with("error", &failure),
+            later: None,
         });
         self.apply(fx);
     }

@@ -204,18 +204,19 @@ impl Sim {
     pub fn take_step(&mut self) -> Option<TraceEntry> {
         let (time, mut r) = self.pending.pop_front()?;
         self.steps += 1;
+        let (mut summary, mut detail) = r.take_text();
         // The entry lives as long as the timeline: its texts give back the
         // room they grew into while they were written.
-        r.detail.shrink_to_fit();
-        r.summary.shrink_to_fit();
+        detail.shrink_to_fit();
+        summary.shrink_to_fit();
         Some(TraceEntry {
             step: self.steps,
             time_ms: time.as_u64(),
             actor: r.actor,
             kind: r.kind.into(),
-            summary: r.summary,
+            summary,
             source: r.source.into(),
-            detail: r.detail,
+            detail,
         })
     }
 
@@ -254,7 +255,17 @@ impl Sim {
         copy.pending = pending
             .iter()
             .map(|(t, r)| {
-                (*t, Record { actor: r.actor.clone(), kind: r.kind, summary: String::new(), source: r.source, detail: Detail::none() })
+                (
+                    *t,
+                    Record {
+                        actor: r.actor.clone(),
+                        kind: r.kind,
+                        summary: String::new(),
+                        source: r.source,
+                        detail: Detail::none(),
+                        later: None,
+                    },
+                )
             })
             .collect();
         self.pending = pending;
@@ -440,6 +451,7 @@ impl Sim {
                 .with("owner", &s.owner)
                 .with("timeout_ms", &s.timeout_ms)
                 .with("deleted", &ephemerals),
+            later: None,
         });
         self.deliver(notifications, fx);
     }
