@@ -94,6 +94,10 @@ pub struct AppState {
     /// instead of staying blank. Only while `to_end`; already within the
     /// locked range.
     pub goal: Option<u64>,
+    /// The address's actions (`do=`) not yet taken again on the way to the
+    /// goal, the next one last: each is taken when its step is reached, so
+    /// that a far action is reached in chunks too.
+    pub replaying: Vec<(u64, String)>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -180,6 +184,7 @@ impl AppState {
             help: false,
             last_redraw: 0.0,
             goal: None,
+            replaying: Vec::new(),
         };
         match text {
             Err(message) => state.problem = Some(Problem { line: None, message }),
@@ -192,42 +197,63 @@ impl AppState {
     }
 
     /// Takes the learner's actions again, each after its step, then goes to
-    /// `step`: a permalink's or a downloaded trace's state, rebuilt. A step
+    /// `step`: a permalink's or a downloaded trace's state, rebuilt. What is
     /// not yet simulated is reached within [`CHUNK_MS`] or, failing that,
-    /// in chunks ([`AppState::goal`]); the actions' own steps are still
-    /// reached at once.
+    /// in chunks ([`AppState::goal`]).
     fn replay(&mut self, actions: &[(u64, String)], step: u64) {
-        let step = self.clamp(step);
-        let Some(cell) = self.sandbox.clone() else { return };
-        let mut sandbox = cell.borrow_mut();
-        for (at, action) in actions {
-            sandbox.seek(*at);
-            if sandbox.position() != *at || sandbox.act(action).is_err() {
-                break;
-            }
-        }
-        drop(sandbox);
+        self.replaying = actions.iter().rev().cloned().collect();
         // The page's first drawing follows in the same task: a chunk, not
         // the click's longer first one.
         self.go_to(step, CHUNK_MS);
     }
 
-    /// Goes to `step`: at once when it has been simulated, else as far as
-    /// `budget_ms` takes it, and the rest chunk by chunk ([`Action::EndChunk`]).
+    /// Goes to `step` (after the actions still to replay): at once when it
+    /// has been simulated, else as far as `budget_ms` takes it, and the rest
+    /// chunk by chunk ([`Action::EndChunk`]).
     fn go_to(&mut self, step: u64, budget_ms: f64) {
         let Some(cell) = self.sandbox.clone() else { return };
-        let mut sandbox = cell.borrow_mut();
-        if step <= sandbox.known_steps() {
-            sandbox.seek(step);
-        } else if !AppState::end_chunk(&mut sandbox, Some(step), budget_ms) {
-            (self.goal, self.to_end) = (Some(step), true);
+        self.goal = Some(self.clamp(step));
+        if self.goal_chunk(&mut cell.borrow_mut(), budget_ms) {
+            self.stop_going();
+        } else {
+            self.to_end = true;
         }
     }
 
-    /// Where a chunk of "run to the end" stops: the step the address asked
-    /// for (clamped into the range), else the locked range's end.
-    fn run_limit(&self) -> Option<u64> {
-        self.goal.or(self.to)
+    /// Stops a run to the end, or the way to the address's step.
+    fn stop_going(&mut self) {
+        (self.to_end, self.goal) = (false, None);
+        self.replaying.clear();
+    }
+
+    /// One chunk of the way to the goal: the replayed actions, each taken
+    /// when its step is reached, then the goal itself. True when there;
+    /// the actions after one that cannot be taken (its step is past the
+    /// script's end, or it fails) are dropped, as a replay drops them.
+    fn goal_chunk(&mut self, sandbox: &mut Sandbox, budget_ms: f64) -> bool {
+        let Some(goal) = self.goal else { return true };
+        let start = now_ms();
+        let left = || budget_ms - (now_ms() - start);
+        while let Some(&(at, _)) = self.replaying.last() {
+            if !AppState::reach(sandbox, at, left()) {
+                return false;
+            }
+            let action = self.replaying.pop().map(|(_, action)| action).unwrap_or_default();
+            if sandbox.position() != at || sandbox.act(&action).is_err() {
+                self.replaying.clear();
+            }
+        }
+        AppState::reach(sandbox, goal, left())
+    }
+
+    /// Goes to `step`, seeking when it is simulated already; true when
+    /// there (or at the script's end before it), false when out of time.
+    fn reach(sandbox: &mut Sandbox, step: u64, budget_ms: f64) -> bool {
+        if step <= sandbox.known_steps() {
+            sandbox.seek(step);
+            return true;
+        }
+        AppState::end_chunk(sandbox, Some(step), budget_ms)
     }
 
     /// Opens a dropped or picked file.
@@ -266,7 +292,7 @@ impl AppState {
         }
         self.text = Rc::from(text);
         self.playing = false;
-        (self.to_end, self.goal) = (false, None);
+        self.stop_going();
         self.console_error = None;
     }
 
@@ -384,7 +410,7 @@ impl Reducible for AppState {
             next.on_screen = visible;
             if next.autoplay {
                 next.playing = visible && next.sandbox.is_some();
-                (next.to_end, next.goal) = (false, None);
+                next.stop_going();
             }
             return Rc::new(next);
         }
@@ -440,7 +466,10 @@ impl Reducible for AppState {
                 // a big cluster far from its last one costs tens of
                 // milliseconds, and after a chunk the two made one long task.
                 if now_ms() - self.last_redraw < REDRAW_MS {
-                    next.to_end = !AppState::end_chunk(&mut sandbox, next.run_limit(), CHUNK_MS);
+                    next.to_end = !match next.goal {
+                        Some(_) => next.goal_chunk(&mut sandbox, CHUNK_MS),
+                        None => AppState::end_chunk(&mut sandbox, next.to, CHUNK_MS),
+                    };
                     if next.to_end {
                         // Keep going without redrawing (the same state: Yew
                         // renders nothing); the counter catches up at the next redraw.
@@ -521,7 +550,7 @@ impl Reducible for AppState {
         }
         drop(sandbox);
         if !next.to_end {
-            next.goal = None;
+            next.stop_going();
         }
         Rc::new(next)
     }
@@ -697,6 +726,38 @@ mod tests {
         s.go_to(9, 0.0);
         let s = Rc::new(s).reduce(Action::EndChunk);
         assert_eq!((position(&s), s.to_end), (9, false));
+    }
+
+    #[test]
+    fn a_far_action_in_the_address_is_replayed_in_chunks() {
+        let acted = state("?scenario=controller-failover&step=20", "").reduce(Action::Act("kill broker 2".into()));
+        assert_eq!(acted.console_error, None);
+        let acted = acted.reduce(Action::Seek(30));
+        let link = acted.permalink().unwrap();
+        assert!(link.contains("do=20."), "{link}");
+        let at_once = state(&link, "");
+        // No time to spare: the action waits for its step, chunk by chunk.
+        let mut s = (*state("?scenario=controller-failover", "")).clone();
+        s.replaying = acted.sandbox.as_ref().unwrap().borrow().timeline().injections().iter().rev().cloned().collect();
+        s.go_to(30, 0.0);
+        assert_eq!((s.goal, s.to_end, s.replaying.len()), (Some(30), true, 1));
+        assert!(position(&s) < 20, "at {}", position(&s));
+        let mut s = Rc::new(s);
+        for _ in 0..100 {
+            if !s.to_end {
+                break;
+            }
+            s = s.reduce(Action::EndChunk);
+        }
+        assert_eq!((position(&s), s.to_end, s.goal, s.replaying.len()), (30, false, None, 0));
+        assert_eq!(s.sandbox.as_ref().unwrap().borrow().view(), at_once.sandbox.as_ref().unwrap().borrow().view());
+        assert_eq!(s.permalink(), at_once.permalink(), "the same state, the same link");
+        // Stopped on the way, the actions not yet taken are dropped with the goal.
+        let mut s = (*state("?scenario=controller-failover", "")).clone();
+        s.replaying = vec![(20, "kill broker 2".into())];
+        s.go_to(30, 0.0);
+        let s = Rc::new(s).reduce(Action::ToEnd);
+        assert_eq!((s.to_end, s.goal, s.replaying.len()), (false, None, 0));
     }
 
     #[test]
