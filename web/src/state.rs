@@ -201,6 +201,9 @@ impl AppState {
     /// not yet simulated is reached within [`CHUNK_MS`] or, failing that,
     /// in chunks ([`AppState::goal`]).
     fn replay(&mut self, actions: &[(u64, String)], step: u64) {
+        if self.sandbox.is_none() {
+            return;
+        }
         self.replaying = actions.iter().rev().cloned().collect();
         // The page's first drawing follows in the same task: a chunk, not
         // the click's longer first one.
@@ -569,6 +572,18 @@ mod tests {
         s.sandbox.as_ref().unwrap().borrow().position()
     }
 
+    /// The page's chunks (at most a hundred) until it stops going.
+    fn chunks_until_there(s: AppState) -> Rc<AppState> {
+        let mut s = Rc::new(s);
+        for _ in 0..100 {
+            if !s.to_end {
+                break;
+            }
+            s = s.reduce(Action::EndChunk);
+        }
+        s
+    }
+
     #[test]
     fn the_default_opens_at_step_zero_and_steps() {
         let s = state("", "");
@@ -705,13 +720,7 @@ mod tests {
         s.go_to(30, 0.0);
         assert_eq!((s.goal, s.to_end), (Some(30), true));
         assert!(position(&s) < 30, "at {}", position(&s));
-        let mut s = Rc::new(s);
-        for _ in 0..100 {
-            if !s.to_end {
-                break;
-            }
-            s = s.reduce(Action::EndChunk);
-        }
+        let s = chunks_until_there(s);
         assert_eq!((position(&s), s.to_end, s.goal), (30, false, None), "it stops at the step asked for");
         let at_once = state("?scenario=controller-failover&step=30", "");
         assert_eq!(s.sandbox.as_ref().unwrap().borrow().view(), at_once.sandbox.as_ref().unwrap().borrow().view());
@@ -742,13 +751,7 @@ mod tests {
         s.go_to(30, 0.0);
         assert_eq!((s.goal, s.to_end, s.replaying.len()), (Some(30), true, 1));
         assert!(position(&s) < 20, "at {}", position(&s));
-        let mut s = Rc::new(s);
-        for _ in 0..100 {
-            if !s.to_end {
-                break;
-            }
-            s = s.reduce(Action::EndChunk);
-        }
+        let s = chunks_until_there(s);
         assert_eq!((position(&s), s.to_end, s.goal, s.replaying.len()), (30, false, None, 0));
         assert_eq!(s.sandbox.as_ref().unwrap().borrow().view(), at_once.sandbox.as_ref().unwrap().borrow().view());
         assert_eq!(s.permalink(), at_once.permalink(), "the same state, the same link");
