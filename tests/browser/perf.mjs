@@ -54,8 +54,13 @@ const ms = (x) => `${x.toFixed(1)} ms`;
 
 /** Records when the app first shows its controls, and keeps the wasm exports. */
 const INIT = () => {
-  window.__kz = { rendered: null };
+  window.__kz = { rendered: null, longTasks: [] };
   addEventListener('TrunkApplicationStarted', (e) => (window.__kz.wasm = e.detail.wasm));
+  // Chromium's long tasks (50 ms or more on the main thread): how long the
+  // page could not answer a click or draw a frame.
+  new PerformanceObserver((list) => {
+    for (const t of list.getEntries()) window.__kz.longTasks.push({ start: t.startTime, duration: t.duration });
+  }).observe({ type: 'longtask', buffered: true });
   new MutationObserver((_, observer) => {
     if (document.querySelector('[data-testid="step-forward"]')) {
       window.__kz.rendered = performance.now();
@@ -85,6 +90,12 @@ async function openApp(browser, address) {
   await page.getByTestId('step-forward').waitFor({ timeout: 600_000 });
   await page.evaluate(TIMED);
   return page;
+}
+
+/** The long tasks since `since` (the page's clock): how many, and the longest (0 if none). */
+async function longTasks(page, since = 0) {
+  const tasks = await page.evaluate((since) => window.__kz.longTasks.filter((t) => t.start >= since), since);
+  return { count: tasks.length, longest: Math.max(0, ...tasks.map((t) => t.duration)) };
 }
 
 async function firstRender(browser) {
@@ -167,9 +178,12 @@ async function main() {
 
     const big = await openApp(browser, `/#kzs=${base64url(scenario(PARTITIONS))}`);
     const t0 = Date.now();
+    const clicked = await big.evaluate(() => performance.now());
     await big.getByTestId('to-end').click();
     await big.waitForFunction(() => document.querySelector('.kz-end-badge'), null, { timeout: 1_800_000, polling: 500 });
     figures.fastForward = Date.now() - t0;
+    figures.runLongTasks = await longTasks(big, clicked);
+    console.log(`run to the end: ${figures.runLongTasks.count} long tasks, the longest ${ms(figures.runLongTasks.longest)}`);
     figures.steps = Number(await big.getByTestId('step-counter').textContent());
     figures.memoryMB = (await big.evaluate(() => window.__kz.wasm?.memory?.buffer.byteLength ?? NaN)) / 2 ** 20;
     console.log(`fast-forward of ${figures.steps} steps (${PARTITIONS} partitions): ${(figures.fastForward / 1000).toFixed(2)} s; wasm memory ${figures.memoryMB.toFixed(0)} MB`);
@@ -191,6 +205,7 @@ async function main() {
     // failover's own steps, from step 60,000, at one instant, cost less
     // (tenth session: 7.7-8.4 ms p50, 9.7-10.4 ms p95 of work).
     const from = Math.max(1, figures.steps - 400);
+    figures.fromStep = from;
     await big.evaluate((n) => {
       const slider = document.querySelector('[data-testid="timeline"]');
       slider.value = String(n);
@@ -207,7 +222,12 @@ async function main() {
     // Steps taken for the first time, at the end of the known timeline (a
     // permalink to step S opened, then → by hand, or played): each one is
     // simulated, described and added to the event log. Same steps as above.
+    // The page draws first and reaches the address's step chunk by chunk:
+    // how long it froze on the way is the far permalink's figure.
     const fresh = await openApp(browser, `/#kzs=${base64url(scenario(PARTITIONS))}&step=${from}`);
+    await fresh.waitForFunction((n) => document.querySelector('[data-testid="step-counter"]').textContent.trim() === String(n), from, { timeout: TIMEOUT_MS * 10 });
+    figures.openLongTasks = await longTasks(fresh);
+    console.log(`a permalink to step ${from}: ${figures.openLongTasks.count} long tasks, the longest ${ms(figures.openLongTasks.longest)}`);
     figures.freshStep = await stepRender(fresh, 40);
     console.log(`step render, ${PARTITIONS} partitions, first time through: p50 ${ms(figures.freshStep.p50)}, p95 ${ms(figures.freshStep.p95)}`);
     await fresh.close();
@@ -287,6 +307,8 @@ function record(f) {
     `| seek to a random step of ${f.steps.toLocaleString('en')} (p50 / p95 / max of ${SEEKS}) | ≤ 100 ms | ${ms(f.seek.p50)} / ${ms(f.seek.p95)} / ${ms(f.seek.max)} |`,
     `| seek to a random step of the first 10,000 (p50 / p95 / max of ${SEEKS}) | ≤ 100 ms | ${ms(f.seek10k.p50)} / ${ms(f.seek10k.p95)} / ${ms(f.seek10k.max)} |`,
     `| run to the end: ${f.steps.toLocaleString('en')} steps simulated in the page | — | ${(f.fastForward / 1000).toFixed(2)} s |`,
+    `| … the page's longest task meanwhile (Chromium's long tasks: how many, the longest) | the page never freezes | ${f.runLongTasks.count}, ${ms(f.runLongTasks.longest)} |`,
+    `| a permalink to step ${f.fromStep.toLocaleString('en')} opened: long tasks until the page stands there (how many, the longest) | the page never freezes | ${f.openLongTasks.count}, ${ms(f.openLongTasks.longest)} |`,
     `| wasm memory with a 10,000-step timeline (a page opened at step 10,000) | ≤ 100 MB | ${f.memory10kMB?.toFixed(0) ?? '—'} MB |`,
     `| wasm memory with the whole ${f.steps.toLocaleString('en')}-step timeline | — | ${f.memoryMB.toFixed(0)} MB (${((f.memoryMB * 10000) / f.steps).toFixed(0)} MB per 10,000 steps on average) |`,
   ];
