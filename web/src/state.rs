@@ -98,6 +98,10 @@ pub struct AppState {
     /// goal, the next one last: each is taken when its step is reached, so
     /// that a far action is reached in chunks too.
     pub replaying: Vec<(u64, String)>,
+    /// The time a chunk of "run to the end" (or of the way to the goal)
+    /// may take: [`CHUNK_MS`]. Tests set 0, a chunk then being one clock
+    /// read's steps, to see every turn of a long way on a small scenario.
+    pub chunk_ms: f64,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -185,6 +189,7 @@ impl AppState {
             last_redraw: 0.0,
             goal: None,
             replaying: Vec::new(),
+            chunk_ms: CHUNK_MS,
         };
         match text {
             Err(message) => state.problem = Some(Problem { line: None, message }),
@@ -470,12 +475,14 @@ impl Reducible for AppState {
                 // milliseconds, and after a chunk the two made one long task.
                 if now_ms() - self.last_redraw < REDRAW_MS {
                     next.to_end = !match next.goal {
-                        Some(_) => next.goal_chunk(&mut sandbox, CHUNK_MS),
-                        None => AppState::end_chunk(&mut sandbox, next.to, CHUNK_MS),
+                        Some(_) => next.goal_chunk(&mut sandbox, next.chunk_ms),
+                        None => AppState::end_chunk(&mut sandbox, next.to, next.chunk_ms),
                     };
-                    if next.to_end {
-                        // Keep going without redrawing (the same state: Yew
-                        // renders nothing); the counter catches up at the next redraw.
+                    // Keep going without redrawing (the same state: Yew
+                    // renders nothing); the counter catches up at the next
+                    // redraw. Not after a replayed action: the old state
+                    // still holds it, and would take it again.
+                    if next.to_end && next.replaying.len() == self.replaying.len() {
                         return self;
                     }
                 }
@@ -748,6 +755,7 @@ mod tests {
         // No time to spare: the action waits for its step, chunk by chunk.
         let mut s = (*state("?scenario=controller-failover", "")).clone();
         s.replaying = acted.sandbox.as_ref().unwrap().borrow().timeline().injections().iter().rev().cloned().collect();
+        s.chunk_ms = 0.0;
         s.go_to(30, 0.0);
         assert_eq!((s.goal, s.to_end, s.replaying.len()), (Some(30), true, 1));
         assert!(position(&s) < 20, "at {}", position(&s));
