@@ -140,12 +140,12 @@ export async function stepOf(page) {
   return Number((await page.getByTestId('step-counter').textContent()).trim());
 }
 
-/** Waits until the step counter shows `n`. */
-export async function waitStep(page, n) {
+/** Waits until the step counter shows `n` (for at most `timeout` ms). */
+export async function waitStep(page, n, timeout = TIMEOUT_MS) {
   await page.waitForFunction(
     (n) => document.querySelector('[data-testid="step-counter"]')?.textContent.trim() === String(n),
     n,
-    { timeout: TIMEOUT_MS },
+    { timeout },
   );
 }
 

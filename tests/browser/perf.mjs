@@ -30,7 +30,7 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { CHROMIUM, ROOT, TIMEOUT_MS, base64url, quantile, seekTargets, start } from './harness.mjs';
+import { CHROMIUM, ROOT, TIMEOUT_MS, base64url, quantile, seekTargets, start, waitStep } from './harness.mjs';
 
 const args = new Map(process.argv.slice(2).map((a) => a.replace(/^--/, '').split('=')).map(([k, v]) => [k, v ?? '1']));
 const QUICK = args.has('quick');
@@ -193,7 +193,7 @@ async function main() {
     // and keeps their keyframes), its wasm memory read once it shows the step.
     if (!QUICK && figures.steps >= 10000) {
       const tenK = await openApp(browser, `/#kzs=${base64url(scenario(PARTITIONS))}&step=10000`);
-      await tenK.waitForFunction(() => document.querySelector('[data-testid="step-counter"]').textContent.trim() === '10000', null, { timeout: TIMEOUT_MS * 10 });
+      await waitStep(tenK, 10000, TIMEOUT_MS * 10);
       figures.memory10kMB = (await tenK.evaluate(() => window.__kz.wasm?.memory?.buffer.byteLength ?? NaN)) / 2 ** 20;
       console.log(`wasm memory with a 10,000-step timeline (${PARTITIONS} partitions): ${figures.memory10kMB.toFixed(0)} MB`);
       await tenK.close();
@@ -211,7 +211,7 @@ async function main() {
       slider.value = String(n);
       slider.dispatchEvent(new Event('input', { bubbles: true }));
     }, from);
-    await big.waitForFunction((n) => document.querySelector('[data-testid="step-counter"]').textContent.trim() === String(n), from, { timeout: TIMEOUT_MS * 10 });
+    await waitStep(big, from, TIMEOUT_MS * 10);
     figures.bigStep = await stepRender(big, 40);
     console.log(`step render, ${PARTITIONS} partitions: p50 ${ms(figures.bigStep.p50)}, p95 ${ms(figures.bigStep.p95)}`);
     if (!QUICK) {
@@ -225,7 +225,7 @@ async function main() {
     // The page draws first and reaches the address's step chunk by chunk:
     // how long it froze on the way is the far permalink's figure.
     const fresh = await openApp(browser, `/#kzs=${base64url(scenario(PARTITIONS))}&step=${from}`);
-    await fresh.waitForFunction((n) => document.querySelector('[data-testid="step-counter"]').textContent.trim() === String(n), from, { timeout: TIMEOUT_MS * 10 });
+    await waitStep(fresh, from, TIMEOUT_MS * 10);
     // After the first drawing: the task that loads the page and draws it
     // first (wasm instantiation and all) is the first render's figure.
     figures.openLongTasks = await longTasks(fresh, await fresh.evaluate(() => window.__kz.rendered));

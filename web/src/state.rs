@@ -99,8 +99,9 @@ pub struct AppState {
     /// that a far action is reached in chunks too.
     pub replaying: Vec<(u64, String)>,
     /// The time a chunk of "run to the end" (or of the way to the goal)
-    /// may take: [`CHUNK_MS`]. Tests set 0, a chunk then being one clock
-    /// read's steps, to see every turn of a long way on a small scenario.
+    /// may take, the first chunk of the way included: [`CHUNK_MS`]. Tests
+    /// set 0, a chunk then being one clock read's steps, to see every turn
+    /// of a long way on a small scenario.
     pub chunk_ms: f64,
 }
 
@@ -203,25 +204,24 @@ impl AppState {
 
     /// Takes the learner's actions again, each after its step, then goes to
     /// `step`: a permalink's or a downloaded trace's state, rebuilt. What is
-    /// not yet simulated is reached within [`CHUNK_MS`] or, failing that,
-    /// in chunks ([`AppState::goal`]).
+    /// not yet simulated is reached within a chunk or, failing that, chunk
+    /// by chunk ([`AppState::goal`]).
     fn replay(&mut self, actions: &[(u64, String)], step: u64) {
         if self.sandbox.is_none() {
             return;
         }
         self.replaying = actions.iter().rev().cloned().collect();
-        // The page's first drawing follows in the same task: a chunk, not
-        // the click's longer first one.
-        self.go_to(step, CHUNK_MS);
+        self.go_to(step);
     }
 
     /// Goes to `step` (after the actions still to replay): at once when it
-    /// has been simulated, else as far as `budget_ms` takes it, and the rest
-    /// chunk by chunk ([`Action::EndChunk`]).
-    fn go_to(&mut self, step: u64, budget_ms: f64) {
+    /// has been simulated, else as far as a chunk takes it, and the rest
+    /// chunk by chunk ([`Action::EndChunk`]). The page's first drawing
+    /// follows in the same task: a chunk, not the click's longer first one.
+    fn go_to(&mut self, step: u64) {
         let Some(cell) = self.sandbox.clone() else { return };
         self.goal = Some(self.clamp(step));
-        if self.goal_chunk(&mut cell.borrow_mut(), budget_ms) {
+        if self.goal_chunk(&mut cell.borrow_mut(), self.chunk_ms) {
             self.stop_going();
         } else {
             self.to_end = true;
@@ -724,7 +724,8 @@ mod tests {
         // No time to spare: the page opens after one batch of steps and
         // goes on chunk by chunk (a far step of a big cluster, in the page).
         let mut s = (*state("?scenario=controller-failover", "")).clone();
-        s.go_to(30, 0.0);
+        s.chunk_ms = 0.0;
+        s.go_to(30);
         assert_eq!((s.goal, s.to_end), (Some(30), true));
         assert!(position(&s) < 30, "at {}", position(&s));
         let s = chunks_until_there(s);
@@ -733,13 +734,15 @@ mod tests {
         assert_eq!(s.sandbox.as_ref().unwrap().borrow().view(), at_once.sandbox.as_ref().unwrap().borrow().view());
         // Pressing "run to the end" on the way stops there, as it stops a run.
         let mut s = (*state("?scenario=controller-failover", "")).clone();
-        s.go_to(30, 0.0);
+        s.chunk_ms = 0.0;
+        s.go_to(30);
         let s = Rc::new(s).reduce(Action::ToEnd);
         assert_eq!((s.to_end, s.goal), (false, None));
         assert!(position(&s) < 30);
         // A locked range's end still bounds it.
         let mut s = (*state("?scenario=controller-failover&from=5&to=9", "")).clone();
-        s.go_to(9, 0.0);
+        s.chunk_ms = 0.0;
+        s.go_to(9);
         let s = Rc::new(s).reduce(Action::EndChunk);
         assert_eq!((position(&s), s.to_end), (9, false));
     }
@@ -754,9 +757,8 @@ mod tests {
         let at_once = state(&link, "");
         // No time to spare: the action waits for its step, chunk by chunk.
         let mut s = (*state("?scenario=controller-failover", "")).clone();
-        s.replaying = acted.sandbox.as_ref().unwrap().borrow().timeline().injections().iter().rev().cloned().collect();
         s.chunk_ms = 0.0;
-        s.go_to(30, 0.0);
+        s.replay(acted.sandbox.as_ref().unwrap().borrow().timeline().injections(), 30);
         assert_eq!((s.goal, s.to_end, s.replaying.len()), (Some(30), true, 1));
         assert!(position(&s) < 20, "at {}", position(&s));
         let s = chunks_until_there(s);
@@ -765,8 +767,8 @@ mod tests {
         assert_eq!(s.permalink(), at_once.permalink(), "the same state, the same link");
         // Stopped on the way, the actions not yet taken are dropped with the goal.
         let mut s = (*state("?scenario=controller-failover", "")).clone();
-        s.replaying = vec![(20, "kill broker 2".into())];
-        s.go_to(30, 0.0);
+        s.chunk_ms = 0.0;
+        s.replay(&[(20, "kill broker 2".into())], 30);
         let s = Rc::new(s).reduce(Action::ToEnd);
         assert_eq!((s.to_end, s.goal, s.replaying.len()), (false, None, 0));
     }
