@@ -25,3 +25,39 @@ kz_lock_version() {
     found && /^version = / { gsub(/"/, "", $3); print $3; exit }
   ' "$KZ_ROOT/Cargo.lock"
 }
+
+# kz_small_std COMMAND…: runs a wasm32 build (trunk, or cargo with --target
+# wasm32-unknown-unknown) against a standard library rebuilt for size, the
+# std the app ships (issue 9's download; docs/performance.md, *Download*):
+#
+#   -Zbuild-std=std,panic_abort   std compiled with the app under its profile
+#                                 (wasm-release: opt-level z, fat LTO), so
+#                                 that LTO sees into it;
+#   optimize_for_size             std's own size switch (smaller sorts and
+#                                 formatting code; the same results);
+#   -Zlocation-detail=none        no file:line:column strings in panics (the
+#                                 banner still shows the panic's message).
+#
+# These are unstable options of the stable toolchain, unlocked with
+# RUSTC_BOOTSTRAP=1 for this one command: the native builds and the tests
+# use the toolchain as shipped. Rebuilding std needs its sources (the
+# rust-src component, which setup.sh adds); without them the command runs
+# against the prebuilt std (the app about 38 KB larger gzipped) and says so.
+#
+# Its builds go to a target directory of their own, $KZ_SMALL_STD_TARGET:
+# in the shared one, cargo would rebuild the native crates after each of
+# them (the unlocked toolchain fingerprints differently).
+KZ_SMALL_STD_TARGET="${CARGO_TARGET_DIR:-$KZ_ROOT/target}/small-std"
+export KZ_SMALL_STD_TARGET
+kz_small_std() {
+  if [[ -d "$(rustc --print sysroot)/lib/rustlib/src/rust/library/std" ]]; then
+    CARGO_TARGET_DIR="$KZ_SMALL_STD_TARGET" RUSTC_BOOTSTRAP=1 \
+      CARGO_UNSTABLE_BUILD_STD=std,panic_abort \
+      CARGO_UNSTABLE_BUILD_STD_FEATURES=optimize_for_size \
+      CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS="-Zlocation-detail=none" \
+      "$@"
+  else
+    echo "no rust-src component (rustup component add rust-src): $1 builds against the prebuilt std" >&2
+    CARGO_TARGET_DIR="$KZ_SMALL_STD_TARGET" "$@"
+  fi
+}

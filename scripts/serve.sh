@@ -6,4 +6,4 @@ set -euo pipefail
 # shellcheck source=scripts/env.sh
 source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
 cd "$KZ_ROOT"
-exec trunk serve --release --address "${ADDRESS:-127.0.0.1}" --port "${PORT:-8080}"
+exec scripts/trunk.sh serve --release --address "${ADDRESS:-127.0.0.1}" --port "${PORT:-8080}"

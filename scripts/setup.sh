@@ -3,7 +3,7 @@
 # it is all there already (then it prints nothing). Safe to run again and
 # again; fails loudly, naming the step, when an install does not work.
 #
-#   Rust:   the wasm32-unknown-unknown target, rustfmt and clippy;
+#   Rust:   the wasm32-unknown-unknown target, rustfmt, clippy and rust-src;
 #           trunk (pinned) and wasm-bindgen-cli (= Cargo.lock's wasm-bindgen);
 #           cargo-fuzz (pinned), for the fuzz targets in fuzz/
 #   npm:    binaryen's wasm-opt (scripts/tools), playwright-core (tests/browser)
@@ -39,6 +39,13 @@ for component in rustfmt clippy; do
     rustup component add "$component"
   fi
 done
+# The standard library's sources, for the app's release build (scripts/trunk.sh
+# rebuilds std for size). Best effort: without them that build still works,
+# against the prebuilt std, and says so.
+if ! grep -q "^rust-src" <<<"$components"; then
+  say "adding the Rust component rust-src (the app's release build rebuilds std for size)"
+  rustup component add rust-src || say "could not add rust-src: the app will build against the prebuilt std (a larger download)"
+fi
 
 # --- Debian packages ---------------------------------------------------------
 missing=()

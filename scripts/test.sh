@@ -51,7 +51,7 @@ phase "cargo fmt" cargo fmt --all --check
 phase "cargo clippy" cargo clippy --workspace --all-targets -- -D warnings
 phase "cargo test" cargo test --workspace
 phase "wasm32 build" cargo build -p kzsim-web --target wasm32-unknown-unknown
-phase "trunk build --release" trunk build --release
+phase "trunk build --release (std rebuilt for size)" scripts/trunk.sh build --release
 if [[ -f tests/zk_differential/run.sh ]]; then
   phase "ZooKeeper differential test" bash tests/zk_differential/run.sh
 else

@@ -77,7 +77,7 @@ function startServer(dir) {
 
 /** Serves dist/ and starts Chromium; `close()` undoes both. */
 export async function start({ width = 1280, height = 800 } = {}) {
-  if (!fs.existsSync(path.join(DIST, 'index.html'))) throw new Error(`${DIST}/index.html is missing: run trunk build --release first`);
+  if (!fs.existsSync(path.join(DIST, 'index.html'))) throw new Error(`${DIST}/index.html is missing: run scripts/trunk.sh build --release first`);
   if (!fs.existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: run scripts/setup.sh`);
   const { child: server, url: base } = await startServer(DIST);
   const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kzsim-chromium-'));
