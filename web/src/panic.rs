@@ -5,6 +5,8 @@
 //! `std::panic::set_hook`): Yew's `Renderer` replaces any hook set otherwise
 //! with its own console-only one.
 
+use std::panic::Location;
+
 use wasm_bindgen::JsValue;
 
 /// The `id` (and `data-testid`) of the banner a panic writes into.
@@ -12,6 +14,10 @@ pub const BANNER_ID: &str = "kzsim-panic";
 
 pub fn install_hook() {
     yew::set_custom_panic_hook(Box::new(|info| {
+        // (`payload_as_str` is newer than the workspace's rust-version.)
+        let payload = info.payload();
+        let text = payload.downcast_ref::<&str>().copied().or_else(|| payload.downcast_ref::<String>().map(String::as_str));
+        let info = describe(text, info.location());
         let message = format!(
             "The sandbox stopped because of a bug: {info}. \
              Reload the page to start again."
@@ -31,6 +37,18 @@ pub fn install_hook() {
     }));
 }
 
+/// The bug in the banner's words: the panic's message, then where it was
+/// raised when the build kept that. The release build has no locations
+/// (`-Zlocation-detail=none`, scripts/trunk.sh: every one reads line 0), and
+/// its message stands alone rather than beside a `<redacted>:0:0`.
+fn describe(message: Option<&str>, location: Option<&Location<'_>>) -> String {
+    let message = message.unwrap_or("a panic without a message");
+    match location {
+        Some(at) if at.line() != 0 => format!("{message} (at {at})"),
+        _ => message.to_owned(),
+    }
+}
+
 fn show_banner(message: &str) -> Option<()> {
     let document = web_sys::window()?.document()?;
     let banner = match document.get_element_by_id(BANNER_ID) {
@@ -48,4 +66,20 @@ fn show_banner(message: &str) -> Option<()> {
     };
     banner.set_text_content(Some(message));
     Some(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_banner_says_what_went_wrong_and_where_when_it_is_known() {
+        let here = Location::caller();
+        assert_eq!(
+            describe(Some("index out of bounds"), Some(here)),
+            format!("index out of bounds (at {}:{}:{})", here.file(), here.line(), here.column())
+        );
+        assert_eq!(describe(Some("index out of bounds"), None), "index out of bounds");
+        assert_eq!(describe(None, None), "a panic without a message");
+    }
 }
