@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Native and wasm agree: builds kzsim for wasm32 (no JS glue) and natively,
 # then compares the traces of every built-in scenario, every specification in
-# tests/scenarios and the chaos regressions (tests/wasm_agree/agree.mjs).
+# tests/scenarios, the chaos regressions and the 10,000-partition failover of
+# docs/performance.md (tests/wasm_agree/agree.mjs).
 # The wasm is built against the std the app ships (kz_small_std, env.sh).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -11,4 +12,5 @@ source scripts/env.sh
 target="${CARGO_TARGET_DIR:-$root/target}"
 kz_small_std cargo build -q --release -p kzsim-wasm-agree --target wasm32-unknown-unknown
 cargo build -q --release -p kzsim
-node tests/wasm_agree/agree.mjs "$KZ_SMALL_STD_TARGET/wasm32-unknown-unknown/release/kzsim_wasm_agree.wasm" "$target/release/kzsim" static/scenarios/*.kzs tests/scenarios/*/*.kzs tests/chaos_regressions/*.kzs
+node tests/wasm_agree/agree.mjs "$KZ_SMALL_STD_TARGET/wasm32-unknown-unknown/release/kzsim_wasm_agree.wasm" "$target/release/kzsim" static/scenarios/*.kzs tests/scenarios/*/*.kzs tests/chaos_regressions/*.kzs \
+  benches/scenarios/failover-10k.kzs
