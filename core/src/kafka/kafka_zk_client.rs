@@ -40,13 +40,10 @@ fn read_all<K, V>(
         // Room for every answer up front: a failover reads 100,000 states.
         let mut out = Vec::with_capacity(items.size_hint().0);
         for (key, path) in items {
-            match zkc.get_data(io, actor, source, &path) {
-                Ok((data, stat)) => {
-                    if let Some(v) = decode(&key, &data, stat) {
-                        out.push((key, v));
-                    }
-                }
-                Err(KeeperError::NoNode) => {}
+            // Decoded where the request's record keeps the data (no copy).
+            match zkc.get_data_then(io, actor, source, &path, |read| read.map(|(data, stat)| decode(&key, data, stat))) {
+                Ok(Some(v)) => out.push((key, v)),
+                Ok(None) | Err(KeeperError::NoNode) => {}
                 Err(e) => return Err(e),
             }
         }
@@ -131,12 +128,14 @@ pub fn create_topic_partition_states(
     epoch_zk_version: i32,
 ) -> Result<Vec<Result<(), KeeperError>>, WriteError> {
     let src = "KafkaZkClient.createTopicPartitionStatesRaw";
+    // Only whether each create was done: the answers stay in their records.
     let mut create = |io: &mut Io, path: String, data: Vec<u8>| match zkc.fenced(
         io,
         actor,
         src,
         epoch_zk_version,
         Request::Create { path, data, mode: PERSISTENT },
+        |_| (),
     ) {
         Ok(_) => Ok(Ok(())),
         Err(WriteError::Keeper(e)) => Ok(Err(e)),
@@ -170,10 +169,10 @@ pub fn update_leader_and_isr(
     epoch_zk_version: i32,
 ) -> Result<i32, WriteError> {
     let req = Request::SetData { path: zk_data::partition_state_path(tp), data: l.encode(), version: l.zk_version };
-    match zkc.fenced(io, actor, source, epoch_zk_version, req)? {
-        Response::SetData { stat } => Ok(stat.version),
-        _ => Ok(l.zk_version + 1),
-    }
+    zkc.fenced(io, actor, source, epoch_zk_version, req, |r| match r {
+        Response::SetData { stat } => stat.version,
+        _ => l.zk_version + 1,
+    })
 }
 
 /// A fenced delete (`deletePath` with the controller epoch check).
@@ -185,7 +184,7 @@ pub fn fenced_delete(
     path: &str,
     epoch_zk_version: i32,
 ) -> Result<(), WriteError> {
-    match zkc.fenced(io, actor, source, epoch_zk_version, Request::Delete { path: path.into(), version: -1 }) {
+    match zkc.fenced(io, actor, source, epoch_zk_version, Request::Delete { path: path.into(), version: -1 }, |_| ()) {
         Ok(_) | Err(WriteError::Keeper(KeeperError::NoNode)) => Ok(()),
         Err(e) => Err(e),
     }

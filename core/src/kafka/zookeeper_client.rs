@@ -94,14 +94,23 @@ impl ZooKeeperClient {
 
     /// Sends one request on the session, paying a round trip, and records it.
     pub fn call(&mut self, io: &mut Io, actor: &str, source: &'static str, request: Request) -> ZkResult {
+        self.call_then(io, actor, source, request, ZkResult::clone)
+    }
+
+    /// [`call`](Self::call), handing the caller only what `take` draws from
+    /// the result: the record keeps the result itself, so what the caller
+    /// does not need is never copied (a topic's creation makes 20,000
+    /// fenced creates whose answers only say "done").
+    fn call_then<T>(&mut self, io: &mut Io, actor: &str, source: &'static str, request: Request, take: impl FnOnce(&ZkResult) -> T) -> T {
         io.zk_round_trip();
         let Some(session) = self.session else {
-            return Err(ZkError::Keeper(KeeperError::SessionExpired));
+            return take(&Err(ZkError::Keeper(KeeperError::SessionExpired)));
         };
         let (result, notifications) = io.zk.process(io.now, session, &request);
         io.notifications.extend(notifications);
-        io.record_later(actor, "zk-request", source, || ZkCall { request, result: result.clone() });
-        result
+        let taken = take(&result);
+        io.record_later(actor, "zk-request", source, || ZkCall { request, result });
+        taken
     }
 
     pub fn get_children(&mut self, io: &mut Io, actor: &str, source: &'static str, path: &str) -> Result<Vec<String>, KeeperError> {
@@ -114,12 +123,25 @@ impl ZooKeeperClient {
     }
 
     pub fn get_data(&mut self, io: &mut Io, actor: &str, source: &'static str, path: &str) -> Result<(Vec<u8>, Stat), KeeperError> {
+        self.get_data_then(io, actor, source, path, |read| read.map(|(data, stat)| (data.to_vec(), stat)))
+    }
+
+    /// [`get_data`](Self::get_data), handing `take` the data where the
+    /// record keeps it: a bulk read decodes each answer without a copy.
+    pub fn get_data_then<T>(
+        &mut self,
+        io: &mut Io,
+        actor: &str,
+        source: &'static str,
+        path: &str,
+        take: impl FnOnce(Result<(&[u8], Stat), KeeperError>) -> T,
+    ) -> T {
         let watch = self.node_handlers.contains_key(path);
-        match self.call(io, actor, source, Request::GetData { path: path.into(), watch }) {
-            Ok(Response::Data { data, stat }) => Ok((data, stat)),
-            Ok(_) => Err(KeeperError::BadArguments),
-            Err(e) => Err(e.code()),
-        }
+        self.call_then(io, actor, source, Request::GetData { path: path.into(), watch }, |result| match result {
+            Ok(Response::Data { data, stat }) => take(Ok((data, *stat))),
+            Ok(_) => take(Err(KeeperError::BadArguments)),
+            Err(e) => take(Err(e.code())),
+        })
     }
 
     /// `registerZNodeChangeHandlerAndCheckExistence`: the handler, then an
@@ -188,25 +210,29 @@ impl ZooKeeperClient {
 
     /// A controller write fenced by the `/controller_epoch` zkVersion:
     /// `multi(check(/controller_epoch, v), op)`. A BadVersion on the check
-    /// means another controller was elected.
-    pub fn fenced(
+    /// means another controller was elected. The caller gets what `take`
+    /// draws from the write's own response (see [`call_then`](Self::call_then)).
+    pub fn fenced<T>(
         &mut self,
         io: &mut Io,
         actor: &str,
         source: &'static str,
         epoch_zk_version: i32,
         op: Request,
-    ) -> Result<Response, WriteError> {
-        if self.fencing_disabled {
-            return self.call(io, actor, source, op).map_err(|e| WriteError::Keeper(e.code()));
-        }
-        let multi = Request::Multi(vec![Request::Check { path: super::zk_data::CONTROLLER_EPOCH.into(), version: epoch_zk_version }, op]);
-        match self.call(io, actor, source, multi) {
-            Ok(Response::Multi(mut rs)) => Ok(rs.pop().unwrap_or(Response::Checked)),
-            Ok(r) => Ok(r),
-            Err(ZkError::Multi(f)) if f.index == 0 => Err(WriteError::ControllerMoved),
+        take: impl FnOnce(&Response) -> T,
+    ) -> Result<T, WriteError> {
+        let fenced = !self.fencing_disabled;
+        let request = if fenced {
+            Request::Multi(vec![Request::Check { path: super::zk_data::CONTROLLER_EPOCH.into(), version: epoch_zk_version }, op])
+        } else {
+            op
+        };
+        self.call_then(io, actor, source, request, |result| match result {
+            Ok(Response::Multi(rs)) if fenced => Ok(take(rs.last().unwrap_or(&Response::Checked))),
+            Ok(r) => Ok(take(r)),
+            Err(ZkError::Multi(f)) if fenced && f.index == 0 => Err(WriteError::ControllerMoved),
             Err(e) => Err(WriteError::Keeper(e.code())),
-        }
+        })
     }
 }
 

@@ -185,7 +185,7 @@ impl KafkaController {
         let actor = self.actor();
         let a = self.ctx.topic_assignment(topic);
         let req = Request::SetData { path: zk_data::topic_path(topic), data: zk_data::encode_topic(&a), version: -1 };
-        cx.zkc.fenced(cx.io, &actor, "KafkaZkClient.setTopicAssignment", self.ctx.epoch_zk_version, req)?;
+        cx.zkc.fenced(cx.io, &actor, "KafkaZkClient.setTopicAssignment", self.ctx.epoch_zk_version, req, |_| ())?;
         Ok(())
     }
 
@@ -243,7 +243,7 @@ impl KafkaController {
         } else {
             let req =
                 Request::SetData { path: zk_data::REASSIGN_PARTITIONS.into(), data: zk_data::encode_reassignment(&moves), version: -1 };
-            cx.zkc.fenced(cx.io, &actor, "KafkaZkClient.setOrCreatePartitionReassignment", v, req)?;
+            cx.zkc.fenced(cx.io, &actor, "KafkaZkClient.setOrCreatePartitionReassignment", v, req, |_| ())?;
         }
         Ok(())
     }
