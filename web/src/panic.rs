@@ -39,8 +39,9 @@ pub fn install_hook() {
 
 /// The bug in the banner's words: the panic's message, then where it was
 /// raised when the build kept that. The release build has no locations
-/// (`-Zlocation-detail=none`, scripts/trunk.sh: every one reads line 0), and
-/// its message stands alone rather than beside a `<redacted>:0:0`.
+/// (`-Zlocation-detail=none`, `kz_small_std` in scripts/env.sh: every one
+/// reads line 0), and its message stands alone rather than beside a
+/// `<redacted>:0:0`.
 fn describe(message: Option<&str>, location: Option<&Location<'_>>) -> String {
     let message = message.unwrap_or("a panic without a message");
     match location {

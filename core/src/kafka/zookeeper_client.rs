@@ -137,10 +137,12 @@ impl ZooKeeperClient {
         take: impl FnOnce(Result<(&[u8], Stat), KeeperError>) -> T,
     ) -> T {
         let watch = self.node_handlers.contains_key(path);
-        self.call_then(io, actor, source, Request::GetData { path: path.into(), watch }, |result| match result {
-            Ok(Response::Data { data, stat }) => take(Ok((data, *stat))),
-            Ok(_) => take(Err(KeeperError::BadArguments)),
-            Err(e) => take(Err(e.code())),
+        self.call_then(io, actor, source, Request::GetData { path: path.into(), watch }, |result| {
+            take(match result {
+                Ok(Response::Data { data, stat }) => Ok((data, *stat)),
+                Ok(_) => Err(KeeperError::BadArguments),
+                Err(e) => Err(e.code()),
+            })
         })
     }
 
