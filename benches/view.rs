@@ -39,17 +39,26 @@ fn main() {
     let mut sandbox = Sandbox::load(&scenario(p)).expect("the bench scenario parses");
     // Every step timed on the way: a page that runs to the end freezes for
     // as long as its heaviest single step, whatever its chunks' budget.
+    // The keyframe a step earns is taken apart, as the page takes it once
+    // the step's frame is drawn (`Sandbox::settle`).
     let mut each: Vec<(f64, u64)> = Vec::new();
+    let mut settles: Vec<(f64, u64)> = Vec::new();
     let run = ms(|| loop {
         let t = Instant::now();
         if !sandbox.step_forward() {
             break;
         }
         each.push((t.elapsed().as_secs_f64() * 1e3, sandbox.position()));
+        let t = Instant::now();
+        sandbox.settle();
+        settles.push((t.elapsed().as_secs_f64() * 1e3, sandbox.position()));
     });
     let total = sandbox.position();
     println!("{p} partitions: {total} steps, run to the end in {run:.0} ms, {} keyframes", sandbox.timeline().keyframe_count());
     heaviest_steps(&sandbox, &mut each);
+    settles.sort_by(|a, b| b.0.total_cmp(&a.0));
+    let longest: Vec<String> = settles.iter().take(5).map(|(took, step)| format!("{took:.2} ms after step {step}")).collect();
+    println!("longest keyframes taken (settle): {}", longest.join(", "));
     // Steps and views from a few places: after the topic, in the failover, at the end.
     let starts: Vec<u64> = (1..=8).map(|i| total * i / 9).collect();
     // What the browser's partitions panel asks for: its first page, twenty

@@ -63,6 +63,45 @@ fn seek_equals_stepping_from_the_start() {
     }
 }
 
+/// The page settles the timeline after each step's frame; a headless run
+/// lets each move settle the one before. Both keep the same keyframes, and
+/// a seek from them reaches the same states, actions included.
+#[test]
+fn a_keyframe_taken_late_is_the_keyframe_taken_at_once() {
+    for seed in 0..4u64 {
+        let text = support::random_console_scenario(seed + 40, 150);
+        let script = Rc::new(parse(&text).unwrap());
+        let (mut eager, mut lazy) = (Timeline::new(script.clone(), Limits::default()), Timeline::new(script, Limits::default()));
+        let mut rng = Rng::seeded(seed);
+        let mut unsettled = 0;
+        loop {
+            let (a, b) = (eager.step_forward(), lazy.step_forward());
+            assert_eq!(a, b);
+            unsettled += usize::from(!eager.is_settled());
+            eager.settle();
+            if !a {
+                break;
+            }
+            if rng.range_inclusive(0, 40) == 0 {
+                let back = rng.range_inclusive(0, eager.position());
+                for t in [&mut eager, &mut lazy] {
+                    t.seek(back);
+                    t.inject("kill broker 1").unwrap();
+                }
+            }
+        }
+        assert!(unsettled > 3, "seed {seed}: only {unsettled} keyframes earned");
+        lazy.settle();
+        assert_eq!(eager.keyframe_steps(), lazy.keyframe_steps(), "seed {seed}");
+        for _ in 0..8 {
+            let n = rng.range_inclusive(0, eager.known_steps());
+            eager.seek(n);
+            lazy.seek(n);
+            assert_eq!(dump_json(eager.current().sim()), dump_json(lazy.current().sim()), "seed {seed}: seek({n})");
+        }
+    }
+}
+
 #[test]
 fn keyframes_stay_bounded_on_long_runs() {
     let text = support::random_console_scenario(99, 9000);

@@ -45,6 +45,18 @@ impl Sandbox {
         self.timeline.step_forward()
     }
 
+    /// The housekeeping the last step left for later: the keyframe it
+    /// earned ([`Timeline::settle`]). The page calls it once the step's
+    /// frame is drawn; any move does it first otherwise.
+    pub fn settle(&mut self) {
+        self.timeline.settle();
+    }
+
+    /// Whether [`Sandbox::settle`] has nothing to do.
+    pub fn is_settled(&self) -> bool {
+        self.timeline.is_settled()
+    }
+
     pub fn step_back(&mut self) {
         let p = self.position();
         self.timeline.seek(p.saturating_sub(1));

@@ -88,6 +88,20 @@ pub fn app() -> Html {
             move || drop(interval)
         });
     }
+    // What a heavy step left for later (the keyframe it earned), done once
+    // the page is idle: the learner sees the step that much sooner.
+    {
+        let sandbox = state.sandbox.clone();
+        use_effect_with(state.version, move |_| {
+            if let Some(cell) = sandbox.filter(|c| c.try_borrow().is_ok_and(|s| !s.is_settled())) {
+                dom::when_idle(move || {
+                    if let Ok(mut sandbox) = cell.try_borrow_mut() {
+                        sandbox.settle();
+                    }
+                });
+            }
+        });
+    }
     // The address bar is always a permalink (not rewritten mid-play), once
     // the learner pauses: a changed link is written [`ADDRESS_QUIET_MS`]
     // after the last change. `replaceState` costs the browser a same-document

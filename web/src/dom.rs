@@ -277,6 +277,31 @@ pub fn read_file(file: web_sys::File, f: impl FnOnce(String, Result<String, Stri
     }
 }
 
+/// Runs `f` when the page is next idle: after the frame it owes and the
+/// tasks already queued (`requestIdleCallback`; where a browser lacks it,
+/// a timer set from the next frame's callback, which fires after that
+/// frame is painted). For work that must not delay the frame, such as the
+/// keyframe a heavy step earned (`Sandbox::settle`). A hidden tab may wait
+/// long for it: the sandbox then settles at its next move.
+pub fn when_idle(f: impl FnOnce() + 'static) {
+    let Some(window) = web_sys::window() else { return };
+    let f = Closure::once_into_js(f);
+    if window.request_idle_callback(f.unchecked_ref()).is_ok() {
+        return;
+    }
+    let frame = {
+        let window = window.clone();
+        Closure::once_into_js(move || {
+            if window.set_timeout_with_callback_and_timeout_and_arguments_0(f.unchecked_ref(), 0).is_err() {
+                web_sys::console::warn_1(&"could not set a timer after the frame".into());
+            }
+        })
+    };
+    if window.request_animation_frame(frame.unchecked_ref()).is_err() {
+        web_sys::console::warn_1(&"could not ask for the next frame".into());
+    }
+}
+
 /// The browser's local storage (absent in private windows and some embeds:
 /// then nothing is kept, silently).
 fn storage() -> Option<web_sys::Storage> {
