@@ -113,16 +113,10 @@ pub struct Timeline {
     describe_from: u64,
     /// The state at the known end while `current` is elsewhere.
     frontier: Option<(Runner, EventInHand)>,
-    /// A keyframe earned by the last step and not yet taken: `current` is
-    /// that keyframe's state until the timeline moves ([`Timeline::settle`]).
-    due: Option<DueKeyframe>,
-}
-
-/// What a keyframe earned by a step records besides the state itself.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct DueKeyframe {
-    work: u64,
-    event_start: u64,
+    /// Whether the last step earned a keyframe not yet taken: `current`,
+    /// its work and its event in hand are that keyframe's until the
+    /// timeline moves ([`Timeline::settle`]).
+    keyframe_due: bool,
 }
 
 impl Timeline {
@@ -141,7 +135,7 @@ impl Timeline {
             zxids: vec![0],
             describe_from: 0,
             frontier: None,
-            due: None,
+            keyframe_due: false,
         }
     }
 
@@ -184,7 +178,7 @@ impl Timeline {
 
     /// Whether a keyframe earned by the last step is still to be taken.
     pub fn is_settled(&self) -> bool {
-        self.due.is_none()
+        !self.keyframe_due
     }
 
     /// Takes the keyframe the last step earned, if any, and merges old
@@ -196,10 +190,12 @@ impl Timeline {
     /// settles before it changes `current`, so the keyframe is the same
     /// state, taken at the same place, whenever it is taken.
     pub fn settle(&mut self) {
-        let Some(due) = self.due.take() else { return };
-        let now = (due.work, self.position());
+        if !std::mem::take(&mut self.keyframe_due) {
+            return;
+        }
+        let now = (self.current.sim().work(), self.position());
         let runner = self.current.snapshot();
-        self.keyframes.push(Keyframe { runner, work: due.work, event_start: due.event_start });
+        self.keyframes.push(Keyframe { runner, work: now.0, event_start: self.event.start });
         let max = max_keyframes(weight(&self.current));
         while self.keyframes.len() > max {
             self.merge_cheapest(now);
@@ -267,7 +263,7 @@ impl Timeline {
         // outweighs the cheapest pair of old ones, which merge instead: one
         // only as long as the average would be merged away at once.
         if Self::stretch_cost(last, now, now) * max as u128 >= 2 * Self::stretch_cost((0, 0), now, now) {
-            self.due = Some(DueKeyframe { work: now.0, event_start: self.event.start });
+            self.keyframe_due = true;
         }
     }
 
