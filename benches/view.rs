@@ -115,7 +115,7 @@ fn heaviest_steps(sandbox: &Sandbox, each: &mut [(f64, u64)]) {
     each.sort_by(|a, b| b.0.total_cmp(&a.0));
     for &(took, step) in each.iter().take(5) {
         let entry = sandbox.trace().iter().find(|e| e.step == step);
-        let (actor, source, summary) = entry.map_or(("?", "?", "?"), |e| (e.actor.as_str(), &*e.source, e.summary.as_str()));
+        let (actor, source, summary) = entry.map_or(("?", "?", "?"), |e| (&*e.actor, &*e.source, e.summary.as_str()));
         println!("heavy step {step:>6}: {took:>7.2} ms  {actor} {source}: {summary:.100}");
     }
 }

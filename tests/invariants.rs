@@ -30,7 +30,7 @@ fn play(plant_bug: bool) -> Result<(), Violation> {
     while runner.step(&mut trace).unwrap() == StepOutcome::Stepped {
         checker.check(runner.sim())?;
         let last = trace.entries().last().unwrap();
-        if paused_at.is_none() && last.time_ms > 3_000 && last.actor == "broker-0" && last.summary.contains("BrokerChangeHandler") {
+        if paused_at.is_none() && last.time_ms > 3_000 && &*last.actor == "broker-0" && last.summary.contains("BrokerChangeHandler") {
             // The BrokerChange event is queued, not yet processed.
             if plant_bug {
                 runner.sim_mut().plant_bug_without_fencing();

@@ -72,7 +72,7 @@ impl Console {
         let note =
             if negotiated != timeout_ms { format!(" (asked for {timeout_ms} ms; the server allows 4000-40000)") } else { String::new() };
         fx.record(Record {
-            actor: name.to_string(),
+            actor: name.into(),
             kind: "zk-session",
             summary: format!("session {} opened, timeout {negotiated} ms{note}", session_hex(session)),
             source: "ZooKeeper.<init> → SessionTracker.createSession",

@@ -5,6 +5,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::borrow::Cow;
+use std::rc::Rc;
 
 /// A recorded step, as one JSON line of `--trace`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -12,7 +13,9 @@ pub struct TraceEntry {
     /// 1-based: the first step of a run is step 1.
     pub step: u64,
     pub time_ms: u64,
-    pub actor: String,
+    /// Shared with the other steps of the same actor's handler (a
+    /// topic's creation records 20,000 ZooKeeper calls of one controller).
+    pub actor: Rc<str>,
     /// Recorded steps name their kind and Kafka method with the simulator's
     /// own strings (`&'static`), so an entry allocates neither; a trace read
     /// back from a file owns them.
@@ -51,7 +54,7 @@ impl TraceEntry {
 /// when the step is handed out.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Record {
-    pub actor: String,
+    pub actor: Rc<str>,
     pub kind: &'static str,
     pub summary: String,
     pub source: &'static str,

@@ -8,6 +8,7 @@ use crate::sim::effect::Effects;
 use crate::sim::{Millis, Rng};
 use crate::trace::{Describe, Detail, Later, Record};
 use crate::zookeeper::{Notification, ZooKeeper};
+use std::rc::Rc;
 
 /// One ZooKeeper round trip from a broker: 1-3 ms on a local network.
 pub const ZK_ROUND_TRIP_US: (u64, u64) = (1_000, 3_000);
@@ -36,6 +37,9 @@ pub struct Io<'a> {
     /// Whether anyone will read the steps at all, or only count them (see
     /// [`Io::record`]).
     pub steps_read: bool,
+    /// The last actor a record named, shared by the records that follow
+    /// (a handler's records are nearly all its own actor's).
+    actor: Option<Rc<str>>,
 }
 
 impl<'a> Io<'a> {
@@ -51,6 +55,15 @@ impl<'a> Io<'a> {
             batch_depth: 0,
             records_read: true,
             steps_read: true,
+            actor: None,
+        }
+    }
+
+    /// `actor` as the records share it: the last one's, when it is the same.
+    fn actor_shared(&mut self, actor: &str) -> Rc<str> {
+        match &self.actor {
+            Some(last) if &**last == actor => last.clone(),
+            _ => self.actor.insert(Rc::from(actor)).clone(),
         }
     }
 
@@ -64,7 +77,8 @@ impl<'a> Io<'a> {
         if !self.steps_read {
             return self.fx.count_step();
         }
-        self.fx.record(Record { actor: actor.to_string(), kind, summary, source, detail: detail.into(), later: None });
+        let actor = self.actor_shared(actor);
+        self.fx.record(Record { actor, kind, summary, source, detail: detail.into(), later: None });
     }
 
     /// A step whose summary and detail are built only if someone will read
@@ -96,7 +110,8 @@ impl<'a> Io<'a> {
             return self.fx.count_step();
         }
         let later = self.records_read.then(|| Later::new(keep()));
-        self.fx.record(Record { actor: actor.to_string(), kind, summary: String::new(), source, detail: Detail::none(), later });
+        let actor = self.actor_shared(actor);
+        self.fx.record(Record { actor, kind, summary: String::new(), source, detail: Detail::none(), later });
     }
 
     /// A network delay in milliseconds after the thread's current cost.
