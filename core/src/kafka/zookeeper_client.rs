@@ -181,7 +181,7 @@ impl ZooKeeperClient {
         mode: CreateMode,
     ) -> Result<String, KeeperError> {
         match self.call(io, actor, source, Request::Create { path: path.into(), data, mode }) {
-            Ok(Response::Created { path }) => Ok(path),
+            Ok(Response::Created { path }) => Ok(path.to_string()),
             Ok(_) => Err(KeeperError::BadArguments),
             Err(e) => Err(e.code()),
         }

@@ -34,17 +34,18 @@ impl ZNode {
 }
 
 /// What a write did to the tree, in order; the server derives watch events.
+/// A created node's path is the tree's own, shared.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Change {
-    Created(String),
-    Deleted(String),
-    DataChanged(String),
+    Created(Rc<str>),
+    Deleted(Rc<str>),
+    DataChanged(Rc<str>),
 }
 
 /// How to take back one applied write of a `multi` that later failed.
 #[derive(Clone, Debug)]
 pub enum Undo {
-    Created { path: String, parent_stat: Stat, parent_creations: i64 },
+    Created { path: Rc<str>, parent_stat: Stat, parent_creations: i64 },
     Deleted { path: String, node: ZNode, parent_stat: Stat },
     DataSet { path: String, data: Vec<u8>, stat: Stat },
 }
@@ -162,8 +163,8 @@ impl DataTree {
 
     /// `create`, in PrepRequestProcessor's order of checks: parent exists,
     /// node does not exist, parent is not ephemeral. Returns the created path
-    /// (with its sequential suffix).
-    pub fn create(&mut self, path: &str, data: Vec<u8>, mode: CreateMode, owner: SessionId, txn: &mut Txn) -> Result<String, KeeperError> {
+    /// (with its sequential suffix), as the tree holds it.
+    pub fn create(&mut self, path: &str, data: Vec<u8>, mode: CreateMode, owner: SessionId, txn: &mut Txn) -> Result<Rc<str>, KeeperError> {
         if path == "/" {
             return Err(KeeperError::NodeExists);
         }
@@ -171,13 +172,16 @@ impl DataTree {
         // insertion descends the parent's children.
         let parent_path = path::parent(path);
         let parent = self.nodes.get(parent_path).ok_or(KeeperError::NoNode)?;
-        let full = if mode.sequential { format!("{path}{:010}", parent.child_creations) } else { path.to_string() };
+        // Only a sequential node's path is new text; the tree keeps its
+        // own copy of the path and everything after shares that one.
+        let sequential = mode.sequential.then(|| format!("{path}{:010}", parent.child_creations));
+        let full = sequential.as_deref().unwrap_or(path);
         // An ephemeral parent has no children, so NodeExists (checked
         // first by the server) cannot apply to it.
         if parent.is_ephemeral() {
             return Err(KeeperError::NoChildrenForEphemerals);
         }
-        if self.nodes.contains_key(&full) {
+        if self.nodes.contains_key(full) {
             return Err(KeeperError::NodeExists);
         }
         let nodes = Rc::make_mut(&mut self.nodes);
@@ -198,10 +202,10 @@ impl DataTree {
             data_length: data.len() as i32,
             ..Stat::default()
         };
-        nodes.insert_new(&full, ZNode::new(data, stat));
+        let full = nodes.insert_new(full, ZNode::new(data, stat));
         txn.keep_undo(|| Undo::Created { path: full.clone(), parent_stat, parent_creations });
         if owner != 0 {
-            self.ephemerals.entry(owner).or_default().insert(full.clone());
+            self.ephemerals.entry(owner).or_default().insert(full.to_string());
         }
         txn.note(|| Change::Created(full.clone()));
         Ok(full)
@@ -236,7 +240,7 @@ impl DataTree {
         parent.stat.cversion += 1;
         parent.stat.pzxid = txn.zxid;
         parent.stat.num_children -= 1;
-        txn.note(|| Change::Deleted(path.to_string()));
+        txn.note(|| Change::Deleted(path.into()));
         Ok(())
     }
 
@@ -254,7 +258,7 @@ impl DataTree {
         node.stat.version += 1;
         node.stat.mzxid = txn.zxid;
         node.stat.mtime = txn.now;
-        txn.note(|| Change::DataChanged(path.to_string()));
+        txn.note(|| Change::DataChanged(path.into()));
         Ok(node.stat)
     }
 
@@ -272,7 +276,7 @@ impl DataTree {
                     if let Some(node) = Rc::make_mut(&mut self.nodes).remove(&path) {
                         if node.is_ephemeral() {
                             if let Some(set) = self.ephemerals.get_mut(&node.stat.ephemeral_owner) {
-                                set.remove(&path);
+                                set.remove(&*path);
                                 if set.is_empty() {
                                     self.ephemerals.remove(&node.stat.ephemeral_owner);
                                 }

@@ -288,8 +288,10 @@ impl NodeHashMap {
 
     /// Adds a node at a path that has none, below a parent that exists
     /// (the caller has checked both; `/` has no parent). A node without
-    /// its parent is found by its path but in no walk.
-    pub fn insert_new(&mut self, path: &str, node: ZNode) {
+    /// its parent is found by its path but in no walk. Returns the path as
+    /// the map holds it, for what else names the new node (the watches'
+    /// change, a multi's undo record, the response) to share.
+    pub fn insert_new(&mut self, path: &str, node: ZNode) -> Rc<str> {
         // Room first, so that the probe's vacant bucket stays where the new
         // node goes: one probe both guards and places (200,000 creates).
         if (self.len + 1) * 2 > self.index.len() {
@@ -298,11 +300,15 @@ impl NodeHashMap {
         let t = tag(path);
         let at = match self.probe(path, t) {
             // Should the caller be wrong, the node is replaced, as a map would.
+            // (The probe answers Ok only on a full slot.)
             Ok(at) => {
-                if let Some(s) = self.slots[self.index[at].slot as usize].as_mut() {
-                    s.node = node;
-                }
-                return;
+                return match self.slots[self.index[at].slot as usize].as_mut() {
+                    Some(s) => {
+                        s.node = node;
+                        s.path.clone()
+                    }
+                    None => Rc::from(path),
+                };
             }
             Err(at) => at,
         };
@@ -330,6 +336,7 @@ impl NodeHashMap {
         }
         self.len += 1;
         self.index[at] = Bucket { tag: t, slot };
+        path
     }
 
     /// Puts a bucket at the first vacant place from its home.

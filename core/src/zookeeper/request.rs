@@ -4,6 +4,8 @@
 use super::data_tree::CreateMode;
 use super::error::KeeperError;
 use super::stat::Stat;
+use std::borrow::Cow;
+use std::rc::Rc;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Request {
@@ -22,8 +24,11 @@ pub enum Request {
         version: i32,
     },
     /// Only inside a `Multi`: fails the whole multi unless the version matches.
+    /// The path borrowed when it is a constant: every fenced controller
+    /// write checks `/controller_epoch`, 20,000 times for a topic of 10,000
+    /// partitions, and a copy of it each time was that many allocations.
     Check {
-        path: String,
+        path: Cow<'static, str>,
         version: i32,
     },
     GetData {
@@ -62,10 +67,10 @@ impl Request {
             Request::Create { path, .. }
             | Request::Delete { path, .. }
             | Request::SetData { path, .. }
-            | Request::Check { path, .. }
             | Request::GetData { path, .. }
             | Request::Exists { path, .. }
             | Request::GetChildren { path, .. } => path,
+            Request::Check { path, .. } => path,
             Request::Multi(ops) => ops.first().map(|o| o.path()).unwrap_or(""),
         }
     }
@@ -78,8 +83,9 @@ impl Request {
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Response {
+    /// The created path (with its sequential suffix), shared with the tree.
     Created {
-        path: String,
+        path: Rc<str>,
     },
     Deleted,
     SetData {
