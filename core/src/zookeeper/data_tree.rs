@@ -170,8 +170,8 @@ impl DataTree {
         }
         // One look-up of the parent and one of the new path; only the
         // insertion descends the parent's children.
-        let parent_path = path::parent(path);
-        let parent = self.nodes.get(parent_path).ok_or(KeeperError::NoNode)?;
+        let parent_id = self.nodes.id_of(path::parent(path)).ok_or(KeeperError::NoNode)?;
+        let parent = self.nodes.node(parent_id).ok_or(KeeperError::NoNode)?;
         // Only a sequential node's path is new text; the tree keeps its
         // own copy of the path and everything after shares that one.
         let sequential = mode.sequential.then(|| format!("{path}{:010}", parent.child_creations));
@@ -181,16 +181,12 @@ impl DataTree {
         if parent.is_ephemeral() {
             return Err(KeeperError::NoChildrenForEphemerals);
         }
-        if self.nodes.contains_key(full) {
+        let (parent_stat, parent_creations) = (parent.stat, parent.child_creations);
+        // A tree a keyframe shares is copied before its first write: not
+        // for a create that fails.
+        if Rc::strong_count(&self.nodes) > 1 && self.nodes.contains_key(full) {
             return Err(KeeperError::NodeExists);
         }
-        let nodes = Rc::make_mut(&mut self.nodes);
-        let parent = nodes.get_mut(parent_path).ok_or(KeeperError::NoNode)?;
-        let (parent_stat, parent_creations) = (parent.stat, parent.child_creations);
-        parent.child_creations += 1;
-        parent.stat.cversion += 1;
-        parent.stat.pzxid = txn.zxid;
-        parent.stat.num_children += 1;
         let owner = if mode.ephemeral { owner } else { 0 };
         let stat = Stat {
             czxid: txn.zxid,
@@ -202,7 +198,14 @@ impl DataTree {
             data_length: data.len() as i32,
             ..Stat::default()
         };
-        let full = nodes.insert_new(full, ZNode::new(data, stat));
+        let nodes = Rc::make_mut(&mut self.nodes);
+        let full = nodes.insert_child(parent_id, full, ZNode::new(data, stat)).ok_or(KeeperError::NodeExists)?;
+        if let Some(parent) = nodes.node_mut(parent_id) {
+            parent.child_creations += 1;
+            parent.stat.cversion += 1;
+            parent.stat.pzxid = txn.zxid;
+            parent.stat.num_children += 1;
+        }
         txn.keep_undo(|| Undo::Created { path: full.clone(), parent_stat, parent_creations });
         if owner != 0 {
             self.ephemerals.entry(owner).or_default().insert(full.to_string());
