@@ -41,23 +41,33 @@ kz_lock_version() {
 # These are unstable options of the stable toolchain, unlocked with
 # RUSTC_BOOTSTRAP=1 for this one command: the native builds and the tests
 # use the toolchain as shipped. Rebuilding std needs its sources (the
-# rust-src component, which setup.sh adds); without them the command runs
-# against the prebuilt std (the app about 38 KB larger gzipped) and says so.
+# rust-src component) and their dependencies in Cargo's cache, which
+# setup.sh adds and fetches; without them the command runs against the
+# prebuilt std (the app about 38 KB larger gzipped) and says so.
 #
 # Its builds go to a target directory of their own, $KZ_SMALL_STD_TARGET:
 # in the shared one, cargo would rebuild the native crates after each of
 # them (the unlocked toolchain fingerprints differently).
 KZ_SMALL_STD_TARGET="${CARGO_TARGET_DIR:-$KZ_ROOT/target}/small-std"
 export KZ_SMALL_STD_TARGET
+kz_std_library() {
+  echo "$(rustc --print sysroot)/lib/rustlib/src/rust/library"
+}
+# Whether std's sources and their dependencies are all on this machine (the
+# rebuild runs offline; setup.sh fetches the dependencies).
+kz_std_deps_cached() {
+  [[ -d "$(kz_std_library)/std" ]] &&
+    RUSTC_BOOTSTRAP=1 cargo fetch --offline -q --manifest-path "$(kz_std_library)/Cargo.toml" >/dev/null 2>&1
+}
 kz_small_std() {
-  if [[ -d "$(rustc --print sysroot)/lib/rustlib/src/rust/library/std" ]]; then
+  if kz_std_deps_cached; then
     CARGO_TARGET_DIR="$KZ_SMALL_STD_TARGET" RUSTC_BOOTSTRAP=1 \
       CARGO_UNSTABLE_BUILD_STD=std,panic_abort \
       CARGO_UNSTABLE_BUILD_STD_FEATURES=optimize_for_size \
       CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS="-Zlocation-detail=none" \
       "$@"
   else
-    echo "no rust-src component (rustup component add rust-src): $1 builds against the prebuilt std" >&2
+    echo "no rust-src component, or std's dependencies not fetched (scripts/setup.sh does both): $1 builds against the prebuilt std" >&2
     CARGO_TARGET_DIR="$KZ_SMALL_STD_TARGET" "$@"
   fi
 }

@@ -46,6 +46,15 @@ if ! grep -q "^rust-src" <<<"$components"; then
   say "adding the Rust component rust-src (the app's release build rebuilds std for size)"
   rustup component add rust-src || say "could not add rust-src: the app will build against the prebuilt std (a larger download)"
 fi
+# Rebuilding std needs std's own dependencies in Cargo's cache, and Trunk
+# builds offline (Trunk.toml): a fresh machine has none of them (the build
+# failed with "no matching package named `moto-rt`"). Best effort too:
+# without them scripts/trunk.sh builds against the prebuilt std.
+if ! kz_std_deps_cached && [[ -f "$(kz_std_library)/Cargo.lock" ]]; then
+  say "fetching the standard library's dependencies (the app's release build rebuilds std, offline)"
+  RUSTC_BOOTSTRAP=1 cargo fetch -q --manifest-path "$(kz_std_library)/Cargo.toml" ||
+    say "could not fetch them: the app will build against the prebuilt std (a larger download)"
+fi
 
 # --- Debian packages ---------------------------------------------------------
 missing=()
