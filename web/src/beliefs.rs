@@ -43,7 +43,7 @@ fn truth(p: &PartitionView) -> Option<Leadership> {
 /// What broker `b`'s metadata cache holds for `p`: the view lists only the
 /// partitions where it differs from ZooKeeper (`None` there: unknown to it).
 fn believed(b: &BrokerView, p: &PartitionView, truth: &Option<Leadership>) -> Option<Leadership> {
-    match b.metadata.get(&p.tp) {
+    match b.metadata.get(&p.topic, p.partition) {
         Some(claim) => claim.clone(),
         None => truth.clone(),
     }
@@ -177,6 +177,12 @@ pub mod tests {
         sandbox.view()
     }
 
+    /// `t-0` → topic `t`, partition 0.
+    fn tp(name: &str) -> kzsim::scenario::TopicPartition {
+        let (topic, partition) = name.rsplit_once('-').unwrap();
+        kzsim::scenario::TopicPartition { topic: kzsim::scenario::Topic::new(topic), partition: partition.parse().unwrap() }
+    }
+
     pub fn broker(id: i32, state: &'static str, metadata: &[(&str, Leadership)], live: &[i32]) -> BrokerView {
         let mut b = sample_view().brokers.into_iter().next().unwrap();
         b.id = id;
@@ -185,7 +191,7 @@ pub mod tests {
         b.zombie = false;
         b.session = None;
         b.fetch_paused = false;
-        b.metadata = std::rc::Rc::new(metadata.iter().map(|(k, v)| (k.to_string(), Some(v.clone()))).collect());
+        b.metadata = std::rc::Rc::new(metadata.iter().map(|(k, v)| (tp(k), Some(v.clone()))).collect());
         b.metadata_live_brokers = live.to_vec();
         b
     }
@@ -213,7 +219,7 @@ pub mod tests {
         ];
         // The view lists a partition a cache does not know as `None`.
         let mut brokers = brokers;
-        std::rc::Rc::make_mut(&mut brokers[3].metadata).insert("t-0".into(), None);
+        std::rc::Rc::make_mut(&mut brokers[3].metadata).insert(tp("t-0"), None);
         let beliefs = partition_beliefs(&p, &brokers, Some(0));
         let who: Vec<_> = beliefs.iter().map(|b| b.who.as_str()).collect();
         assert_eq!(who, ["zk", "controller", "broker-0", "broker-1", "broker-3"]);
