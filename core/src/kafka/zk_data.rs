@@ -449,16 +449,29 @@ impl JsonReader<'_> {
     }
 
     /// `[1,2,3]`: the ids as `as BrokerId` takes them from an i64.
+    /// A list of up to [`INLINE`](crate::kafka::broker_ids::INLINE) ids is
+    /// read without a vector: a topic's assignment is 10,000 of them, and
+    /// each partition's ISR one more (issue 9).
     fn int_list(&mut self) -> Option<BrokerIds> {
+        use crate::kafka::broker_ids::INLINE;
         self.expect(b"[")?;
-        let mut list = Vec::with_capacity(4);
+        let (mut first, mut len, mut more) = ([0; INLINE], 0, Vec::new());
         if self.next_is(b']') {
-            return Some(list.into());
+            return Some(BrokerIds::new());
         }
         loop {
-            list.push(self.int()? as BrokerId);
+            let id = self.int()? as BrokerId;
+            if len < INLINE {
+                first[len] = id;
+                len += 1;
+            } else {
+                if more.is_empty() {
+                    more.extend_from_slice(&first);
+                }
+                more.push(id);
+            }
             if self.next_is(b']') {
-                return Some(list.into());
+                return Some(if more.is_empty() { BrokerIds::from(&first[..len]) } else { BrokerIds::from(more) });
             }
             self.expect(b",")?;
         }
@@ -648,6 +661,9 @@ mod tests {
         t.insert(7, ReplicaAssignment { replicas: [3, 1].into(), adding: [3].into(), removing: [2].into() });
         t.insert(10, ReplicaAssignment::new(vec![]));
         t.insert(-4, ReplicaAssignment::new(vec![-1, 2_000_000_000]));
+        // Past the three ids a list holds inline, and a reassignment's.
+        t.insert(11, ReplicaAssignment::new(vec![4, 0, 1, 2]));
+        t.insert(12, ReplicaAssignment { replicas: [5, 6, 7, 8, 9, 1, 2].into(), adding: [5, 6, 7, 8].into(), removing: [1, 2].into() });
         let written = encode_topic(&t);
         // The bytes serde_json gives the same JSON object.
         let lists = |f: &dyn Fn(&ReplicaAssignment) -> &BrokerIds, skip_empty: bool| -> Value {
