@@ -9,36 +9,84 @@ use crate::trace::Record;
 pub enum Effect {
     /// Enqueue `event` `after_ms` milliseconds from now.
     Schedule { after_ms: u64, event: Event },
-    /// Record a step in the trace. Boxed, as [`Effect::Schedule`]'s event
-    /// is the common case: a quiet run records none (it counts them).
-    Record(Box<Record>),
 }
 
-/// A handler's output, built up with small helpers. Kept in chunks that
-/// double in size up to [`CHUNK`], so that the hundreds of thousands of
-/// steps a big failover records are never copied to a larger vector (a
-/// 40 MB vector copied at every doubling, and the pages it touched anew, were
-/// a fifth of a 100,000-partition run with mimalloc; issue 9). The first
-/// chunk is held in place: most events have a few effects, and a list of
-/// chunks for them was an allocation per event.
+/// A handler's output, built up with small helpers: the events to schedule
+/// and, beside them, the steps to record (they go to different queues, so
+/// their order against each other does not matter; each keeps its own).
+/// The records travel unboxed: a box for each was an allocation per step,
+/// 24,000 of them in the event that creates a topic of 10,000 partitions
+/// (issue 9).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Effects {
-    first: Vec<Effect>,
-    more: Vec<Vec<Effect>>,
+    effects: Chunks<Effect>,
+    records: Chunks<Record>,
     /// Steps recorded as a count alone (nobody reads them).
     counted_steps: usize,
 }
 
-/// The largest chunk, in effects.
+/// A list kept in chunks that double in size up to [`CHUNK`], so that the
+/// hundreds of thousands of steps a big failover records are never copied
+/// to a larger vector (a 40 MB vector copied at every doubling, and the
+/// pages it touched anew, were a fifth of a 100,000-partition run with
+/// mimalloc; issue 9). The first chunk is held in place: most events have a
+/// few effects, and a list of chunks for them was an allocation per event.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Chunks<T> {
+    first: Vec<T>,
+    more: Vec<Vec<T>>,
+}
+
+impl<T> Default for Chunks<T> {
+    fn default() -> Self {
+        Chunks { first: Vec::new(), more: Vec::new() }
+    }
+}
+
+/// The largest chunk, in items.
 const CHUNK: usize = 4096;
+
+impl<T> Chunks<T> {
+    fn push(&mut self, item: T) {
+        let current = self.more.last_mut().unwrap_or(&mut self.first);
+        if current.len() < current.capacity() {
+            current.push(item);
+            return;
+        }
+        let capacity = if current.capacity() == 0 { 4 } else { (2 * current.capacity()).min(CHUNK) };
+        let mut chunk = Vec::with_capacity(capacity);
+        chunk.push(item);
+        if self.first.capacity() == 0 {
+            self.first = chunk;
+        } else {
+            self.more.push(chunk);
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.first.len() + self.more.iter().map(Vec::len).sum::<usize>()
+    }
+
+    fn is_empty(&self) -> bool {
+        self.first.is_empty() && self.more.iter().all(Vec::is_empty)
+    }
+
+    /// The first chunk and the others: the items in the order they were
+    /// added, a chunk at a time (a loop per chunk costs less per item than
+    /// one flattened iterator, and the simulator applies every effect of a
+    /// run).
+    pub fn into_first_and_more(self) -> (Vec<T>, Vec<Vec<T>>) {
+        (self.first, self.more)
+    }
+}
 
 impl Effects {
     pub fn schedule(&mut self, after_ms: u64, event: Event) {
-        self.push(Effect::Schedule { after_ms, event });
+        self.effects.push(Effect::Schedule { after_ms, event });
     }
 
     pub fn record(&mut self, record: Record) {
-        self.push(Effect::Record(Box::new(record)));
+        self.records.push(record);
     }
 
     /// A step nobody reads: counted, with no record.
@@ -51,45 +99,33 @@ impl Effects {
         self.counted_steps
     }
 
-    fn push(&mut self, effect: Effect) {
-        let current = self.more.last_mut().unwrap_or(&mut self.first);
-        if current.len() < current.capacity() {
-            current.push(effect);
-            return;
-        }
-        let capacity = if current.capacity() == 0 { 4 } else { (2 * current.capacity()).min(CHUNK) };
-        let mut chunk = Vec::with_capacity(capacity);
-        chunk.push(effect);
-        if self.first.capacity() == 0 {
-            self.first = chunk;
-        } else {
-            self.more.push(chunk);
-        }
-    }
-
     /// Effects whose first chunk is the list `room` holds, emptied and
     /// taken from it: the simulator lends each handler the list it took back
     /// from the last, so an event's one or two effects need no allocation.
     pub fn in_room(room: &mut Vec<Effect>) -> Effects {
         let mut first = std::mem::take(room);
         first.clear();
-        Effects { first, ..Effects::default() }
+        Effects { effects: Chunks { first, more: Vec::new() }, ..Effects::default() }
     }
 
-    /// The effects, the counted steps included.
+    /// The effects and the steps, the counted steps included.
     pub fn len(&self) -> usize {
-        self.counted_steps + self.first.len() + self.more.iter().map(Vec::len).sum::<usize>()
+        self.counted_steps + self.effects.len() + self.records.len()
+    }
+
+    /// The steps recorded (not those only counted).
+    pub fn records_len(&self) -> usize {
+        self.records.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.counted_steps == 0 && self.first.is_empty() && self.more.iter().all(Vec::is_empty)
+        self.counted_steps == 0 && self.effects.is_empty() && self.records.is_empty()
     }
 
-    /// The first chunk and the others: the effects in the order they were
-    /// added, a chunk at a time (a loop per chunk costs less per effect than
-    /// one flattened iterator, and the simulator applies every effect of a
-    /// run). The simulator drains the first and lends it to the next handler.
-    pub fn into_first_and_more(self) -> (Vec<Effect>, Vec<Vec<Effect>>) {
-        (self.first, self.more)
+    /// The effects and the records, each in the order they were added. The
+    /// simulator drains the effects' first chunk and lends it to the next
+    /// handler.
+    pub fn into_parts(self) -> (Chunks<Effect>, Chunks<Record>) {
+        (self.effects, self.records)
     }
 }

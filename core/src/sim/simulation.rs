@@ -288,17 +288,17 @@ impl Sim {
         // A broker's event is applied as it is handled (`with_broker`), and
         // what reaches here after it is empty: half the events of a big run.
         if fx.is_empty() {
-            self.take_back(fx.into_first_and_more().0);
+            self.take_back(fx.into_parts().0.into_first_and_more().0);
             return;
         }
         // Room for every step at once: a big event records hundreds of
         // thousands, and the queue would otherwise be copied at each doubling.
-        let n = fx.len();
-        self.pending.reserve(n - fx.counted_steps());
+        self.pending.reserve(fx.records_len());
         self.pending_counted += fx.counted_steps();
-        self.effects += n as u64;
+        self.effects += fx.len() as u64;
         // Chunk by chunk, in the order they were added.
-        let (mut first, more) = fx.into_first_and_more();
+        let (effects, records) = fx.into_parts();
+        let (mut first, more) = effects.into_first_and_more();
         for effect in first.drain(..) {
             self.apply_one(effect);
         }
@@ -307,13 +307,16 @@ impl Sim {
                 self.apply_one(effect);
             }
         }
+        let (first_records, more_records) = records.into_first_and_more();
+        for chunk in std::iter::once(first_records).chain(more_records) {
+            self.pending.extend(chunk.into_iter().map(|r| (self.now, r)));
+        }
         self.take_back(first);
     }
 
     fn apply_one(&mut self, effect: Effect) {
         match effect {
             Effect::Schedule { after_ms, event } => self.queue.push(self.now.plus(after_ms), event),
-            Effect::Record(r) => self.pending.push_back((self.now, *r)),
         }
     }
 
