@@ -64,9 +64,14 @@ impl BrokerIds {
     }
 
     /// A full inline list and whatever else `rest` holds (nothing, or a
-    /// replication factor above three, or a hostile znode's thousands).
+    /// replication factor above three, or a hostile znode's thousands). A
+    /// vector only if there is more: a list of exactly three, a replication
+    /// factor's of three, had been copied to one and back (10,000 of them
+    /// as a topic of 10,000 partitions is created; issue 9).
     fn spill(inline: [BrokerId; INLINE], rest: &mut dyn Iterator<Item = BrokerId>) -> BrokerIds {
+        let Some(next) = rest.next() else { return BrokerIds(Repr::Inline(INLINE as u8, inline)) };
         let mut v = inline.to_vec();
+        v.push(next);
         v.extend(rest);
         BrokerIds::from(v)
     }
