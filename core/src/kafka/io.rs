@@ -43,13 +43,15 @@ pub struct Io<'a> {
 }
 
 impl<'a> Io<'a> {
-    pub fn new(now: Millis, zk: &'a mut ZooKeeper, rng: &'a mut Rng, broker_id: BrokerId) -> Io<'a> {
+    /// An `Io` whose handler adds to `fx` (the simulator lends each handler
+    /// the list the last one used).
+    pub fn new(now: Millis, zk: &'a mut ZooKeeper, rng: &'a mut Rng, broker_id: BrokerId, fx: Effects) -> Io<'a> {
         Io {
             now,
             zk,
             rng,
             broker_id,
-            fx: Effects::default(),
+            fx,
             notifications: Vec::new(),
             cost_us: 0,
             batch_depth: 0,

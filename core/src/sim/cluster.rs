@@ -206,7 +206,7 @@ impl Sim {
     /// Runs an admin tool on the tools' session (opened on first use).
     fn with_admin(&mut self, f: impl FnOnce(&mut ZooKeeperClient, &mut Io) -> admin::AdminResult) -> Result<(), String> {
         let mut zkc = std::mem::take(&mut self.admin);
-        let mut io = Io::new(self.now, &mut self.zk, &mut self.rng, -1);
+        let mut io = Io::new(self.now, &mut self.zk, &mut self.rng, -1, super::effect::Effects::default());
         io.records_read = self.records_read;
         io.steps_read = self.steps_read;
         if zkc.session.is_none() {

@@ -307,9 +307,13 @@ impl Sim {
                 self.apply_one(effect);
             }
         }
-        let (first_records, more_records) = records.into_first_and_more();
-        for chunk in std::iter::once(first_records).chain(more_records) {
-            self.pending.extend(chunk.into_iter().map(|r| (self.now, r)));
+        if let Some(records) = records {
+            let (first_records, more_records) = (*records).into_first_and_more();
+            let now = self.now;
+            self.pending.extend(first_records.into_iter().map(|r| (now, r)));
+            for chunk in more_records {
+                self.pending.extend(chunk.into_iter().map(|r| (now, r)));
+            }
         }
         self.take_back(first);
     }
@@ -397,8 +401,7 @@ impl Sim {
         f: impl FnOnce(&mut Broker, &mut Io) -> R,
     ) -> Option<R> {
         let broker = self.brokers.get_mut(&id).filter(|b| accept(b))?;
-        let mut io = Io::new(self.now, &mut self.zk, &mut self.rng, id);
-        io.fx = Effects::in_room(&mut self.room);
+        let mut io = Io::new(self.now, &mut self.zk, &mut self.rng, id, Effects::in_room(&mut self.room));
         io.records_read = self.records_read;
         io.steps_read = self.steps_read;
         let r = f(broker, &mut io);
