@@ -243,16 +243,8 @@ impl Differences {
         self.position(&tp.topic, tp.partition).is_ok()
     }
 
-    pub fn len(&self) -> usize {
-        self.0.len()
-    }
-
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
-    }
-
-    pub fn iter(&self) -> impl Iterator<Item = &(TopicPartition, Option<Leadership>)> {
-        self.0.iter()
     }
 
     /// Sets what the cache holds for `tp`, keeping the order.

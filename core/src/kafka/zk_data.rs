@@ -448,33 +448,27 @@ impl JsonReader<'_> {
         Some(if negative { -n } else { n })
     }
 
-    /// `[1,2,3]`: the ids as `as BrokerId` takes them from an i64.
-    /// A list of up to [`INLINE`](crate::kafka::broker_ids::INLINE) ids is
-    /// read without a vector: a topic's assignment is 10,000 of them, and
-    /// each partition's ISR one more (issue 9).
+    /// `[1,2,3]`: the ids as `as BrokerId` takes them from an i64,
+    /// collected as a `BrokerIds` collects (up to three without a vector:
+    /// a topic's assignment is 10,000 lists, each partition's ISR one more;
+    /// issue 9).
     fn int_list(&mut self) -> Option<BrokerIds> {
-        use crate::kafka::broker_ids::INLINE;
         self.expect(b"[")?;
-        let (mut first, mut len, mut more) = ([0; INLINE], 0, Vec::new());
         if self.next_is(b']') {
             return Some(BrokerIds::new());
         }
-        loop {
-            let id = self.int()? as BrokerId;
-            if len < INLINE {
-                first[len] = id;
-                len += 1;
-            } else {
-                if more.is_empty() {
-                    more.extend_from_slice(&first);
+        let mut open = true;
+        std::iter::from_fn(|| {
+            open.then(|| {
+                let id = self.int()? as BrokerId;
+                open = !self.next_is(b']');
+                if open {
+                    self.expect(b",")?;
                 }
-                more.push(id);
-            }
-            if self.next_is(b']') {
-                return Some(if more.is_empty() { BrokerIds::from(&first[..len]) } else { BrokerIds::from(more) });
-            }
-            self.expect(b",")?;
-        }
+                Some(id)
+            })
+        })
+        .collect()
     }
 
     /// `{"0":[..],"1":[..]}`: keys that are i32s in ascending order.

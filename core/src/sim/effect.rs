@@ -76,7 +76,7 @@ impl<T> Chunks<T> {
     /// The first chunk is filled first and never drained here, so it is
     /// empty only while the list is.
     #[inline]
-    pub fn is_empty(&self) -> bool {
+    fn is_empty(&self) -> bool {
         self.first.is_empty()
     }
 

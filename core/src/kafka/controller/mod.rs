@@ -328,7 +328,6 @@ impl KafkaController {
     }
 }
 
-/// `LeaderAndIsr (3 partitions: t-0 leader 1 epoch 2, ...)`.
 /// A control request put on the wire, kept (its payloads are shared) to be
 /// described when its step is handed out: a topic's creation sends some
 /// 1,300 of them in one event, and describing each as it was sent was a
@@ -346,6 +345,7 @@ impl crate::trace::Describe for Sent {
     }
 }
 
+/// `LeaderAndIsr (3 partitions: t-0 leader 1 epoch 2, ...)`.
 pub fn describe_request(r: &ControlRequest) -> (String, Detail) {
     (request_summary(r), request_detail(r))
 }
